@@ -1,0 +1,27 @@
+# Two commands do all set-up on a fresh machine:
+#   make demo   - installs into .venv and runs the main job (the demo when no camera is attached)
+#   make test   - installs into .venv and runs the test suite
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+.PHONY: install demo play test bench
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/fenix-table demo
+
+play: $(STAMP)
+	$(VENV)/bin/fenix-table play
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest
+
+bench: $(STAMP)
+	$(VENV)/bin/python benchmarks/bench_rules.py

@@ -1,0 +1,154 @@
+"""Typed events the referee emits; the display, the lights and the record consume them.
+
+Events are plain frozen dataclasses holding only strings, numbers and tuples (cells as
+``"c3"``, moves as tokens ``"c3xc5"``, positions as FPN), so every consumer can use them
+without touching the referee's or the engine's internals. ``to_json()`` gives the
+``fenix-table track --json`` form: ``{"event": <kind>, "frame": <index>, ...fields}``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = "event"
+    frame: Optional[int] = field(default=None, kw_only=True)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"event": self.kind}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+
+@dataclass(frozen=True)
+class GameStarted(Event):
+    kind: ClassVar[str] = "game_started"
+    fpn: str
+    rules: str
+    game_id: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    """A new turn: whose it is, what they owe (``duty``: "-", "K", "G") and setup progress."""
+
+    kind: ClassVar[str] = "turn_started"
+    side: str  # "red" | "black"
+    fpn: str
+    duty: str = "-"
+    setup_moves_left: int = 0
+
+
+@dataclass(frozen=True)
+class CaptureRequired(Event):
+    """At the start of a turn a capture is compulsory; ``moves`` are all maximal captures."""
+
+    kind: ClassVar[str] = "capture_required"
+    side: str
+    moves: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RemoveCaptured(Event):
+    """The capturing piece has landed; these jumped stacks must still be taken off."""
+
+    kind: ClassVar[str] = "remove_captured"
+    move: str
+    cells: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MoveCommitted(Event):
+    """A move is final and already on disk."""
+
+    kind: ClassVar[str] = "move_committed"
+    move: str
+    side: str
+    ply: int
+    fpn_before: str
+    fpn_after: str
+    captured: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Violation(Event):
+    """An illegal change on the board. ``code``/``params`` let the display translate it."""
+
+    kind: ClassVar[str] = "violation"
+    explanation: str
+    code: str
+    attempted: Optional[str]
+    restore_to: str
+    cells: Tuple[str, ...] = ()
+    params: Tuple[Tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ViolationCleared(Event):
+    kind: ClassVar[str] = "violation_cleared"
+    resolution: str  # "restored" | "played_on" | "corrected"
+
+
+@dataclass(frozen=True)
+class OutOfSync(Event):
+    """Nothing legal fits what the camera sees; players must restore or confirm."""
+
+    kind: ClassVar[str] = "out_of_sync"
+    expected_fpn: str
+    cells: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InSync(Event):
+    kind: ClassVar[str] = "in_sync"
+    fpn: str
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """Something worth showing that is not a rule violation (e.g. vision heights disagree)."""
+
+    kind: ClassVar[str] = "notice"
+    code: str
+    message: str
+    cells: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BoardView(Event):
+    """The camera's state: board found, hand over the board, covered cells."""
+
+    kind: ClassVar[str] = "board_view"
+    board_found: bool
+    hand: bool
+    occluded_cells: Tuple[str, ...] = ()
+    camera_ok: bool = True
+
+
+@dataclass(frozen=True)
+class MoveUndone(Event):
+    kind: ClassVar[str] = "move_undone"
+    move: str
+    fpn: str
+
+
+@dataclass(frozen=True)
+class DrawOffered(Event):
+    kind: ClassVar[str] = "draw_offered"
+    side: str
+
+
+@dataclass(frozen=True)
+class GameOver(Event):
+    """``result`` is the FGN result: "1-0", "0-1", "1/2-1/2"; ``reason`` a code, ``text`` English."""
+
+    kind: ClassVar[str] = "game_over"
+    result: str
+    winner: Optional[str]  # "red" | "black" | None for a draw
+    reason: str
+    text: str
