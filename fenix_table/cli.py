@@ -13,7 +13,15 @@ import sys
 from .errors import FenixError
 
 # Subcommand modules, in the order they are listed by --help.
+# A stage whose module is not installed (e.g. a trimmed build) is simply not offered.
 COMMAND_MODULES = [
+    "fenix_table.rules.cli",      # legal, play
+    "fenix_table.vision.cli",     # detect, calibrate
+    "fenix_table.referee.cli",    # track
+    "fenix_table.record.cli",     # games
+    "fenix_table.display.cli",    # run, demo
+    "fenix_table.device.cli",     # lights
+    "fenix_table.config",         # config show
 ]
 
 
@@ -26,7 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+            continue
+        module.register(subparsers)
     return parser
 
 
