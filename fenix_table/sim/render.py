@@ -1,0 +1,459 @@
+"""A physically plausible overhead-camera frame generator with exact ground truth.
+
+The scene is built in board coordinates (cells; see :mod:`fenix_table.vision.board`):
+the board face lies in ``z = 0``, every stone is a cylinder of radius ``stone_radius`` and
+thickness ``stone_thickness`` standing on its cell, and a pinhole camera looks down from
+``camera_height`` cells, tilted and turned. Stacks therefore show their sides and the
+parallax of their top disc exactly as in a photograph. A directional light casts shadows
+(board, stones and forearm), glossy stones carry a glare spot in the light's colour, and
+the frame then goes through lens distortion, blur, sensor noise and JPEG compression.
+
+``render_frame(placement, board, scene, rng)`` returns ``(bgr, truth)``; ``truth`` holds
+the image positions of the grid corners and cell centres (after distortion), the
+placement, and which cells a forearm covers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import cv2
+import numpy as np
+
+from fenix_table.vision.board import DIMENSIONS, cell_index, cell_names, check_board
+
+Placement = Dict[str, Tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class SceneParams:
+    """Everything about one shot except the stones. Colours are BGR albedos in 0..1."""
+
+    image_size: Tuple[int, int] = (640, 480)          # width, height in pixels
+    fov_deg: float = 62.0                              # horizontal field of view
+    camera_height: float = 16.0                        # cells above the board
+    tilt_deg: float = 0.0                              # optical axis away from vertical
+    tilt_azimuth_deg: float = 0.0
+    yaw_deg: float = 0.0                               # board rotation in the image
+    offset: Tuple[float, float] = (0.0, 0.0)           # aim point offset from board centre, cells
+    margin: float = 0.45                               # board edge beyond the grid, cells
+    board_color: Tuple[float, float, float] = (0.10, 0.12, 0.16)
+    line_color: Tuple[float, float, float] = (0.85, 0.85, 0.82)
+    line_width: float = 0.045                          # cells
+    table_color: Tuple[float, float, float] = (0.35, 0.45, 0.55)
+    red_color: Tuple[float, float, float] = (0.12, 0.12, 0.70)
+    black_color: Tuple[float, float, float] = (0.06, 0.06, 0.06)
+    stone_radius: float = 0.40
+    stone_thickness: float = 0.22
+    jitter: float = 0.05                               # random stone offset within cell, cells
+    glossy: float = 0.0                                # 0 matte .. 1 strong lamp glare
+    light_color: Tuple[float, float, float] = (1.0, 1.0, 1.0)  # BGR gain
+    light_intensity: float = 1.0
+    light_azimuth_deg: float = 30.0
+    light_elevation_deg: float = 60.0
+    ambient: float = 0.45                              # share of light that is not directional
+    shadow_softness: float = 2.0                       # pixels
+    hand: bool = False
+    hand_color: Tuple[float, float, float] = (0.45, 0.55, 0.80)
+    hand_reach: float = 3.0                            # how far the fingertips reach over the board, cells
+    hand_angle_deg: float = 0.0                        # where the arm comes from
+    hand_height: float = 3.0                           # cells above the board
+    stray_stones: int = 0                              # stones lying beside the board
+    distortion_k1: float = 0.0                         # radial; negative = barrel
+    blur_sigma: float = 0.0
+    motion_blur: float = 0.0                           # kernel length, pixels
+    motion_angle_deg: float = 0.0
+    noise_sigma: float = 0.0                           # in 0..255 units
+    jpeg_quality: int = 0                              # 0 = no JPEG round trip
+    vignette: float = 0.0                              # corner darkening share
+
+
+@dataclass
+class GroundTruth:
+    """What the generator knows about a frame (all image positions after distortion)."""
+
+    board: str
+    placement: Placement
+    corners: np.ndarray                  # 4x2: board (0,0), (W,0), (W,H), (0,H)
+    cell_centres: Dict[str, Tuple[float, float]]
+    occluded_cells: Tuple[str, ...]
+    hand: bool
+    camera_centre: Tuple[float, float, float]  # board coordinates, cells
+    focal: float
+    hand_mask: Optional[np.ndarray] = None     # uint8 HxW, 255 where the forearm is
+
+
+def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
+                 hard: bool = True, hand: Optional[bool] = None) -> SceneParams:
+    """A random scene spanning rooms, cameras and both boards' usual colours.
+
+    ``hard`` widens every range (dim light, glossy stones, blur, strong tilt, distortion).
+    ``hand`` forces a forearm on or off; None picks one in a fifth of scenes.
+    """
+    check_board(board)
+    u = rng.uniform
+    w, h = image_size
+    fov = u(55, 72)
+    f = 0.5 * w / math.tan(math.radians(fov) / 2)
+    width, height = DIMENSIONS[board]
+    # The board must stay in view at any rotation: size it by its diagonal.
+    span = math.hypot(width + 1.0, height + 1.0)
+    fill = u(0.72, 0.95)                             # diagonal's share of the image height
+    cam_h = f * span / (fill * h)
+    if board == "9x9":
+        base = np.array([u(0.05, 0.2), u(0.06, 0.2), u(0.08, 0.25)])
+        board_color = tuple(base * u(0.6, 1.2))
+        line_color = tuple(np.clip(np.full(3, u(0.6, 0.95)) + rng.normal(0, 0.04, 3), 0, 1))
+    else:
+        base = np.array([u(0.55, 0.8), u(0.62, 0.85), u(0.7, 0.92)])
+        board_color = tuple(np.clip(base, 0, 1))
+        line_color = tuple(np.full(3, u(0.05, 0.3)))
+    warm = u(-1, 1)
+    light_color = (1.0 - 0.25 * warm if warm > 0 else 1.0 - 0.1 * warm,
+                   1.0 - 0.08 * abs(warm),
+                   1.0 + 0.12 * warm if warm > 0 else 1.0 + 0.25 * warm)
+    dim = hard and rng.random() < 0.25
+    has_hand = (rng.random() < 0.2) if hand is None else hand
+    skin = u(0.25, 1.0)
+    if rng.random() < 0.7:
+        hand_color = (0.45 * skin + 0.05, 0.55 * skin + 0.05, 0.78 * skin + 0.1)
+    else:
+        hand_color = tuple(u(0.1, 0.8, 3))
+    k = 1.0 if hard else 0.4
+    return SceneParams(
+        image_size=image_size,
+        fov_deg=fov,
+        camera_height=cam_h,
+        tilt_deg=u(0, 15 * k),
+        tilt_azimuth_deg=u(0, 360),
+        yaw_deg=u(0, 360),
+        offset=(u(-0.3, 0.3), u(-0.3, 0.3)),
+        margin=u(0.3, 0.7),
+        board_color=board_color,
+        line_color=line_color,
+        line_width=u(0.03, 0.06),
+        table_color=tuple(u(0.15, 0.8, 3)),
+        red_color=(u(0.05, 0.2), u(0.05, 0.25), u(0.5, 0.85)),
+        black_color=tuple(np.full(3, u(0.03, 0.12))),
+        stone_radius=u(0.36, 0.42),
+        stone_thickness=u(0.18, 0.26),
+        jitter=u(0.0, 0.08),
+        glossy=u(0, 1.0) * (rng.random() < 0.5) if hard else 0.0,
+        light_color=light_color,
+        light_intensity=u(0.3, 0.5) if dim else u(0.7, 1.25),
+        light_azimuth_deg=u(0, 360),
+        light_elevation_deg=u(35, 80),
+        ambient=u(0.35, 0.7),
+        shadow_softness=u(1, 4),
+        hand=has_hand,
+        hand_color=hand_color,
+        hand_reach=u(1.5, 5),
+        hand_angle_deg=u(0, 360),
+        hand_height=u(2, 5),
+        stray_stones=int(rng.integers(0, 4)),
+        distortion_k1=u(-0.12, 0.03) * k,
+        blur_sigma=u(0, 1.5 * k),
+        motion_blur=u(0, 7) if hard and rng.random() < 0.25 else 0.0,
+        motion_angle_deg=u(0, 180),
+        noise_sigma=(u(3, 8) if dim else u(0.5, 4)) * k,
+        jpeg_quality=int(rng.integers(45, 95)),
+        vignette=u(0, 0.3 * k),
+    )
+
+
+def random_placement(rng: np.random.Generator, board: str,
+                     stones: Optional[int] = None) -> Placement:
+    """A mid-game-like placement: random cells, colours and stack heights 1..3."""
+    names = list(cell_names(board))
+    count = int(rng.integers(6, len(names) * 2 // 3)) if stones is None else stones
+    chosen = rng.choice(len(names), size=min(count, len(names)), replace=False)
+    placement = {}
+    for i in chosen:
+        color = "red" if rng.random() < 0.5 else "black"
+        placement[names[i]] = (color, int(rng.choice([1, 1, 1, 2, 2, 3])))
+    return placement
+
+
+class Camera:
+    """Pinhole camera with optional radial distortion; world units are cells."""
+
+    def __init__(self, scene: SceneParams, board: str):
+        width, height = DIMENSIONS[board]
+        w, h = scene.image_size
+        self.size = (w, h)
+        self.f = 0.5 * w / math.tan(math.radians(scene.fov_deg) / 2)
+        self.c = np.array([w / 2.0, h / 2.0])
+        self.k1 = scene.distortion_k1
+        # Looking straight down: image x = world x, image y = world -y.
+        axes = np.array([[1.0, 0, 0], [0, -1.0, 0], [0, 0, -1.0]])
+        yaw = math.radians(scene.yaw_deg)
+        rz = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
+        axes = axes @ rz.T
+        # Tilt: rotate the camera about an axis in its own image plane.
+        az = math.radians(scene.tilt_azimuth_deg)
+        axis = math.cos(az) * axes[0] + math.sin(az) * axes[1]
+        tilt = math.radians(scene.tilt_deg)
+        axes = np.array([_rotate(a, axis, tilt) for a in axes])
+        self.R = axes                                   # rows: camera x, y, z in world
+        target = np.array([width / 2 + scene.offset[0], height / 2 + scene.offset[1], 0.0])
+        self.C = target - scene.camera_height * axes[2]
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """World points (N,3) to undistorted pixel coordinates (N,2)."""
+        cam = (np.asarray(points, float) - self.C) @ self.R.T
+        return self.f * cam[:, :2] / cam[:, 2:3] + self.c
+
+    def distort(self, pixels: np.ndarray) -> np.ndarray:
+        """Undistorted pixel positions to where they land in the distorted frame."""
+        if self.k1 == 0:
+            return np.asarray(pixels, float)
+        p = (np.asarray(pixels, float) - self.c) / self.f
+        ru = np.linalg.norm(p, axis=1, keepdims=True)
+        rd = ru.copy()
+        for _ in range(20):
+            rd = ru / (1 + self.k1 * rd ** 2)
+        scale = np.where(ru > 0, rd / np.maximum(ru, 1e-12), 1.0)
+        return p * scale * self.f + self.c
+
+    def plane_homography(self) -> np.ndarray:
+        """Homography from board plane (x, y, 1) to undistorted pixels."""
+        K = np.array([[self.f, 0, self.c[0]], [0, self.f, self.c[1]], [0, 0, 1]])
+        return K @ np.column_stack([self.R[:, 0], self.R[:, 1], -self.R @ self.C])
+
+
+def _rotate(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
+    axis = axis / np.linalg.norm(axis)
+    return (v * math.cos(angle) + np.cross(axis, v) * math.sin(angle)
+            + axis * np.dot(axis, v) * (1 - math.cos(angle)))
+
+
+def _circle(cx: float, cy: float, z: float, r: float, n: int = 40) -> np.ndarray:
+    t = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    return np.column_stack([cx + r * np.cos(t), cy + r * np.sin(t), np.full(n, z)])
+
+
+def _fill(img: np.ndarray, pts: np.ndarray, color) -> None:
+    cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
+
+
+def _board_texture(board: str, scene: SceneParams, ppc: int, rng: np.random.Generator) -> np.ndarray:
+    width, height = DIMENSIONS[board]
+    m = scene.margin
+    tw, th = int(round((width + 2 * m) * ppc)), int(round((height + 2 * m) * ppc))
+    tex = np.empty((th, tw, 3), np.float32)
+    tex[:] = scene.board_color
+    # Cardboard grain: low-amplitude, low-frequency noise.
+    grain = cv2.resize(rng.normal(0, 1, (th // 8 + 1, tw // 8 + 1)).astype(np.float32), (tw, th))
+    tex *= (1 + 0.04 * grain)[..., None]
+    lw = max(1, int(round(scene.line_width * ppc)))
+    for i in range(width + 1):
+        x = int(round((m + i) * ppc))
+        cv2.line(tex, (x, int(m * ppc)), (x, int((m + height) * ppc)), scene.line_color, lw, cv2.LINE_AA)
+    for j in range(height + 1):
+        y = int(round((m + j) * ppc))
+        cv2.line(tex, (int(m * ppc), y), (int((m + width) * ppc), y), scene.line_color, lw, cv2.LINE_AA)
+    return np.flipud(tex).copy()  # texture row 0 = top = highest rank
+
+
+def render_frame(placement: Placement, board: str, scene: SceneParams,
+                 rng: np.random.Generator) -> Tuple[np.ndarray, GroundTruth]:
+    """Render one BGR uint8 frame of ``placement`` on ``board`` and its ground truth.
+
+    ``placement`` maps cell names to ``(colour, height)``, colour "red"|"black", height 1..3.
+    """
+    check_board(board)
+    width, height = DIMENSIONS[board]
+    cam = Camera(scene, board)
+    w, h = scene.image_size
+    light = np.array([math.cos(math.radians(scene.light_azimuth_deg)) * math.cos(math.radians(scene.light_elevation_deg)),
+                      math.sin(math.radians(scene.light_azimuth_deg)) * math.cos(math.radians(scene.light_elevation_deg)),
+                      math.sin(math.radians(scene.light_elevation_deg))])
+    direct = 1.0 - scene.ambient
+    flat_light = scene.ambient + direct * light[2]
+
+    # Table with a soft texture, then the board face warped through the camera.
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = scene.table_color
+    tex_noise = cv2.resize(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (w, h))
+    img *= (1 + 0.08 * tex_noise)[..., None]
+    # Texture resolution: about twice the grid's pixels per cell in the frame.
+    ppc = int(np.clip(2 * cam.f / scene.camera_height, 40, 120))
+    tex = _board_texture(board, scene, ppc, rng)
+    m = scene.margin
+    # texture pixel -> board coords: x = u/ppc - m, y = (H + m) - v/ppc
+    T = np.array([[1.0 / ppc, 0, -m], [0, -1.0 / ppc, height + m], [0, 0, 1]])
+    Hb = cam.plane_homography() @ T
+    warped = cv2.warpPerspective(tex, Hb, (w, h), flags=cv2.INTER_LINEAR)
+    mask = cv2.warpPerspective(np.ones(tex.shape[:2], np.float32), Hb, (w, h), flags=cv2.INTER_LINEAR)
+    img = img * (1 - mask[..., None]) + warped * mask[..., None]
+    img *= flat_light
+
+    # Stacks: on the board (with jitter) and stray ones beside it.
+    stacks: List[Tuple[float, float, str, int]] = []
+    for name, (color, stack_height) in placement.items():
+        f, r = cell_index(name)
+        jx, jy = rng.uniform(-scene.jitter, scene.jitter, 2)
+        stacks.append((f + 0.5 + jx, r + 0.5 + jy, color, int(stack_height)))
+    for _ in range(scene.stray_stones):
+        side = rng.integers(4)
+        along = rng.uniform(0, width if side % 2 == 0 else height)
+        out = rng.uniform(m + 0.6, m + 1.6)
+        x, y = [(along, -out), (width + out, along), (along, height + out), (-out, along)][side]
+        stacks.append((x, y, "red" if rng.random() < 0.5 else "black", int(rng.integers(1, 3))))
+
+    # Forearm: a tapered slab at hand_height, from beyond the board edge to the fingertips.
+    arm_poly3d = None
+    if scene.hand:
+        ang = math.radians(scene.hand_angle_deg)
+        d = np.array([math.cos(ang), math.sin(ang)])
+        centre = np.array([width / 2, height / 2])
+        # fingertip: reach cells inside the board edge along -d from the edge point
+        edge = centre + d * (max(width, height) / 2 + m)
+        tip = edge - d * scene.hand_reach
+        root = edge + d * 12.0
+        n = np.array([-d[1], d[0]])
+        pts = [tip + n * 0.6, tip + n * 1.1 + d * 1.2, root + n * 1.6, root - n * 1.6, tip - n * 1.1 + d * 1.2, tip - n * 0.6]
+        arm_poly3d = np.array([[p[0], p[1], scene.hand_height] for p in pts])
+
+    # Cast shadows onto the board plane.
+    shadow = np.zeros((h, w), np.float32)
+    shift = -light[:2] / max(light[2], 0.2)
+    for x, y, color, sh in stacks:
+        top = sh * scene.stone_thickness
+        base = _circle(x, y, 0, scene.stone_radius)
+        cast = _circle(x + shift[0] * top, y + shift[1] * top, 0, scene.stone_radius)
+        hull = cv2.convexHull(np.vstack([cam.project(base), cam.project(cast)]).astype(np.float32))
+        _fill(shadow, hull.reshape(-1, 2), 1.0)
+    if arm_poly3d is not None:
+        cast = arm_poly3d.copy()
+        cast[:, :2] += shift * scene.hand_height
+        cast[:, 2] = 0
+        _fill(shadow, cam.project(cast), 1.0)
+    if scene.shadow_softness > 0:
+        shadow = cv2.GaussianBlur(shadow, (0, 0), scene.shadow_softness)
+    img *= (1 - (flat_light - scene.ambient) / flat_light * shadow)[..., None]
+
+    # Stones, farthest from the camera first.
+    spec = np.zeros((h, w), np.float32)
+    order = sorted(stacks, key=lambda s: -np.linalg.norm(np.array([s[0], s[1], 0]) - cam.C))
+    for x, y, color, sh in order:
+        albedo = np.array(scene.red_color if color == "red" else scene.black_color, np.float32)
+        albedo = albedo * rng.uniform(0.92, 1.08)
+        horiz = np.array([cam.C[0] - x, cam.C[1] - y])
+        horiz /= max(np.linalg.norm(horiz), 1e-6)
+        side_light = scene.ambient + direct * max(0.0, float(horiz @ light[:2])) * 0.9
+        for k in range(sh):
+            z0, z1 = k * scene.stone_thickness, (k + 1) * scene.stone_thickness
+            lo = cam.project(_circle(x, y, z0, scene.stone_radius))
+            hi = cam.project(_circle(x, y, z1, scene.stone_radius))
+            hull = cv2.convexHull(np.vstack([lo, hi]).astype(np.float32)).reshape(-1, 2)
+            _fill(img, hull, tuple(float(v) for v in albedo * side_light))
+            # The groove between stones reads as a dark line on the stack's side.
+            cv2.polylines(img, [np.round(lo * 16).astype(np.int32)], True,
+                          tuple(float(v) for v in albedo * side_light * 0.5), 1, cv2.LINE_AA, shift=4)
+            top_pts = hi
+            _fill(img, top_pts, tuple(float(v) for v in albedo * flat_light))
+            # bevelled rim: a slightly darker ring just inside the top edge
+            rim = cam.project(_circle(x, y, z1, scene.stone_radius * 0.9))
+            cv2.polylines(img, [np.round(rim * 16).astype(np.int32)], True,
+                          tuple(float(v) for v in albedo * flat_light * 0.8), 1, cv2.LINE_AA, shift=4)
+        if scene.glossy > 0:
+            # Glare: a lamp's blurred reflection, offset on the top disc towards the light.
+            z = sh * scene.stone_thickness
+            gx, gy = x + light[0] * scene.stone_radius * 0.4, y + light[1] * scene.stone_radius * 0.4
+            blob = cam.project(_circle(gx, gy, z, scene.stone_radius * rng.uniform(0.25, 0.5)))
+            _fill(spec, blob, float(scene.glossy * rng.uniform(0.3, 0.8)))
+
+    if arm_poly3d is not None:
+        arm = cam.project(arm_poly3d)
+        albedo = np.array(scene.hand_color, np.float32)
+        _fill(img, arm, tuple(float(v) for v in albedo * (scene.ambient + direct * 0.8)))
+        hand_mask = np.zeros((h, w), np.uint8)
+        _fill(hand_mask, arm, 255)
+        spec[hand_mask > 0] = 0  # the glare belongs to stones under the arm
+    else:
+        hand_mask = None
+
+    if spec.any():
+        spec = cv2.GaussianBlur(spec, (0, 0), 2.0)
+        img += spec[..., None] * 0.9
+    # Light colour, brightness and vignetting apply to everything.
+    img *= np.array(scene.light_color, np.float32) * scene.light_intensity
+    if scene.vignette > 0:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        rr = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        img *= (1 - scene.vignette * rr)[..., None]
+
+    # Lens distortion: each distorted pixel samples its undistorted source.
+    if scene.distortion_k1 != 0:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        px = (xx - cam.c[0]) / cam.f
+        py = (yy - cam.c[1]) / cam.f
+        s = 1 + scene.distortion_k1 * (px * px + py * py)
+        mapx = (px * s * cam.f + cam.c[0]).astype(np.float32)
+        mapy = (py * s * cam.f + cam.c[1]).astype(np.float32)
+        img = cv2.remap(img, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if hand_mask is not None:
+            hand_mask = cv2.remap(hand_mask, mapx, mapy, cv2.INTER_NEAREST)
+    if scene.motion_blur >= 2:
+        n = int(scene.motion_blur)
+        kernel = np.zeros((n, n), np.float32)
+        kernel[n // 2, :] = 1.0 / n
+        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), scene.motion_angle_deg, 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (n, n))
+        img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    if scene.blur_sigma > 0.2:
+        img = cv2.GaussianBlur(img, (0, 0), scene.blur_sigma)
+    img = img * 255.0
+    if scene.noise_sigma > 0:
+        img += rng.normal(0, scene.noise_sigma, img.shape).astype(np.float32)
+    bgr = np.clip(img, 0, 255).astype(np.uint8)
+    if scene.jpeg_quality:
+        ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg_quality)])
+        bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+    # Ground truth.
+    corners = cam.distort(cam.project(np.array([[0, 0, 0], [width, 0, 0], [width, height, 0], [0, height, 0]], float)))
+    names = cell_names(board)
+    centres_board = np.array([[cell_index(n)[0] + 0.5, cell_index(n)[1] + 0.5, 0] for n in names], float)
+    centres = cam.distort(cam.project(centres_board))
+    occluded: List[str] = []
+    if hand_mask is not None:
+        for name, (cx, cy) in zip(names, centres):
+            f, r = cell_index(name)
+            pts = cam.distort(cam.project(np.array([[f + 0.5 + dx, r + 0.5 + dy, 0] for dx in (-0.3, 0, 0.3) for dy in (-0.3, 0, 0.3)])))
+            inside = [0 <= px < w and 0 <= py < h and hand_mask[int(py), int(px)] > 0 for px, py in pts]
+            if any(inside):
+                occluded.append(name)
+    truth = GroundTruth(
+        board=board,
+        placement=dict(placement),
+        corners=corners,
+        cell_centres={n: (float(x), float(y)) for n, (x, y) in zip(names, centres)},
+        occluded_cells=tuple(occluded),
+        hand=bool(scene.hand),
+        camera_centre=tuple(float(v) for v in cam.C),
+        focal=cam.f,
+        hand_mask=hand_mask,
+    )
+    return bgr, truth
+
+
+def render_sequence(placements: Sequence[Placement], board: str, scene: SceneParams,
+                    rng: np.random.Generator, *, frames_per_position: int = 5,
+                    hand_frames: int = 3) -> Iterable[Tuple[np.ndarray, GroundTruth]]:
+    """Frames of a recorded game: each placement held still for ``frames_per_position``
+    frames, with ``hand_frames`` frames of a forearm reaching in before each change.
+
+    The scene (camera, light, board) stays fixed, so this is what a camera sees while
+    people play. Yields ``(bgr, truth)`` lazily.
+    """
+    for i, placement in enumerate(placements):
+        if i > 0:
+            for _ in range(hand_frames):
+                arm = replace(scene, hand=True, hand_angle_deg=float(rng.uniform(0, 360)),
+                              hand_reach=float(rng.uniform(2, 5)))
+                yield render_frame(placement, board, arm, rng)
+        for _ in range(frames_per_position):
+            yield render_frame(placement, board, scene, rng)

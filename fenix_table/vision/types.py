@@ -1,0 +1,107 @@
+"""Plain data that leaves the vision stage: cell readings, observations, calibrations."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Sequence, Tuple
+
+from ..errors import ConfigError
+from .board import DIMENSIONS, check_board
+
+
+@dataclass(frozen=True)
+class CellReading:
+    """One cell: ``color`` "empty"|"red"|"black"; ``height`` 1..3, or None when the image
+    cannot tell; confidences in 0..1."""
+
+    color: str
+    height: Optional[int]
+    color_confidence: float
+    height_confidence: float
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one frame shows. ``cells`` is empty when ``board_found`` is False."""
+
+    board: str
+    cells: Dict[str, CellReading]
+    hand: bool
+    occluded_cells: Tuple[str, ...]
+    board_found: bool
+    frame_index: int = 0
+
+    def placement(self) -> Dict[str, Tuple[str, Optional[int]]]:
+        """Occupied cells as ``{cell: (colour, height or None)}``."""
+        return {c: (r.color, r.height) for c, r in self.cells.items() if r.color != "empty"}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Where the grid is in the image.
+
+    ``corners`` are the image positions of the grid's outer corners in board order:
+    a1's outer corner, then the ends of rank 1, the far corner, the end of file a
+    (board coordinates (0,0), (W,0), (W,H), (0,H)). ``oriented`` says whether a1 is
+    known to be Red's camp corner (from the stones or the user) or only a guess.
+    ``colors`` is an optional self-calibrated colour model; ``height_scale`` corrects the
+    nominal stack parallax from a start-position frame.
+    """
+
+    board: str
+    image_size: Tuple[int, int]
+    corners: Tuple[Tuple[float, float], ...]
+    oriented: bool = False
+    colors: Optional[Dict[str, Tuple[float, ...]]] = None
+    height_scale: float = 1.0
+
+    def rotated(self, quarter_turns: int) -> "Calibration":
+        """The same grid with a1 moved ``quarter_turns`` corners along (7x8: only even)."""
+        if self.board == "7x8" and quarter_turns % 2:
+            raise ValueError("a 7x8 grid can only be turned by half turns")
+        k = quarter_turns % 4
+        corners = self.corners[k:] + self.corners[:k]
+        return Calibration(self.board, self.image_size, corners, self.oriented, self.colors, self.height_scale)
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "board": self.board, "image_size": list(self.image_size),
+            "corners": [list(map(float, c)) for c in self.corners],
+            "oriented": self.oriented, "colors": self.colors, "height_scale": self.height_scale,
+        }, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Calibration":
+        try:
+            data = json.loads(text)
+            board = check_board(data["board"])
+            corners = tuple(tuple(float(v) for v in c) for c in data["corners"])
+            if len(corners) != 4 or any(len(c) != 2 for c in corners):
+                raise ValueError("corners must be four (x, y) pairs")
+            colors = data.get("colors")
+            return cls(board, tuple(int(v) for v in data["image_size"]), corners,
+                       bool(data.get("oriented", False)),
+                       {k: tuple(v) for k, v in colors.items()} if colors else None,
+                       float(data.get("height_scale", 1.0)))
+        except (ValueError, KeyError, TypeError) as error:
+            raise ConfigError(f"bad calibration: {error}") from None
+
+    def save(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(self.to_json() + "\n")
+
+    @classmethod
+    def load(cls, path: str) -> "Calibration":
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return cls.from_json(fh.read())
+        except OSError as error:
+            raise ConfigError(f"cannot read calibration {path}: {error.strerror}") from None
+
+    @classmethod
+    def from_corners(cls, board: str, image_size, corners: Sequence[Sequence[float]]) -> "Calibration":
+        """Manual fallback: four image points, a1's corner first, going along rank 1."""
+        check_board(board)
+        if len(corners) != 4:
+            raise ConfigError("give exactly four corners")
+        return cls(board, tuple(image_size), tuple((float(x), float(y)) for x, y in corners), oriented=True)
