@@ -63,6 +63,18 @@ class RemoveCaptured(Event):
 
 
 @dataclass(frozen=True)
+class MoveAmbiguous(Event):
+    """The board fits several legal moves equally well (e.g. a stacking move whose target
+    height the camera cannot read). Nothing is committed: the players confirm one of
+    ``moves`` (each a space-separated ply sequence) on the display, or the camera decides
+    once it sees more. ``cells`` are the cells that would tell them apart."""
+
+    kind: ClassVar[str] = "move_ambiguous"
+    moves: Tuple[str, ...]
+    cells: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class MoveCommitted(Event):
     """A move is final and already on disk."""
 
