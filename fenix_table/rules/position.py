@@ -1,0 +1,307 @@
+"""Positions and their one-line text form, FPN (``../shared/spec/notation.md``)."""
+from __future__ import annotations
+
+from typing import Dict, Iterator, Optional, Tuple
+
+from ..errors import NotationError
+from .geometry import Geometry, geometry
+
+RED, BLACK = 1, -1
+COLOR_NAMES = {RED: "red", BLACK: "black"}
+PIECE_NAMES = {1: "soldier", 2: "general", 3: "king"}
+_PIECE_CHARS = {1: "S", 2: "G", 3: "K", -1: "s", -2: "g", -3: "k"}
+_CHAR_PIECES = {c: v for v, c in _PIECE_CHARS.items()}
+
+START_FPN = {
+    "9x9": "9x9 2sssssss/3ssssss/S3sssss/SS3ssss/SSS3sss/SSSS3ss/SSSSS3s/SSSSSS3/SSSSSSS2 r 00 - 0",
+    "7x8": "7x8 1ssssss/2sssss/S2ssss/SS2sss/SSS2ss/SSSS2s/SSSSS2/SSSSSS1 r 00 - 0",
+}
+
+
+def color_of(name: str) -> int:
+    if name in ("red", "r"):
+        return RED
+    if name in ("black", "b"):
+        return BLACK
+    raise NotationError(f"unknown colour {name!r} (red or black)")
+
+
+class Position:
+    """An immutable FENIX position.
+
+    ``board`` is a tuple with one signed int per cell (index ``rank * width + file``):
+    ``0`` empty, ``+h`` a red stack of ``h`` stones, ``-h`` a black one. ``turn`` is
+    ``RED`` (1) or ``BLACK`` (-1). The bitboards ``red``, ``black``, ``soldiers``,
+    ``generals`` and ``kings`` are kept alongside so move generation never walks the board.
+
+    >>> Position.start("7x8").piece_at("a1")
+    ('red', 1)
+    """
+
+    __slots__ = ("geo", "board", "turn", "setup", "duty", "clock",
+                 "red", "black", "soldiers", "generals", "kings", "_key")
+
+    def __init__(self, geo: Geometry, board: Tuple[int, ...], turn: int,
+                 setup: Tuple[int, int], duty: str, clock: int, bitboards=None) -> None:
+        self.geo = geo
+        self.board = board
+        self.turn = turn
+        self.setup = setup
+        self.duty = duty
+        self.clock = clock
+        if bitboards is None:
+            red = black = s = g = k = 0
+            for i, v in enumerate(board):
+                if v:
+                    bit = 1 << i
+                    if v > 0:
+                        red |= bit
+                    else:
+                        black |= bit
+                    h = v if v > 0 else -v
+                    if h == 1:
+                        s |= bit
+                    elif h == 2:
+                        g |= bit
+                    else:
+                        k |= bit
+            bitboards = (red, black, s, g, k)
+        self.red, self.black, self.soldiers, self.generals, self.kings = bitboards
+        self._key = None
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def start(cls, size: str = "9x9") -> "Position":
+        if size not in START_FPN:
+            raise NotationError(f"unknown board size {size!r} (9x9 or 7x8)")
+        return cls.from_fpn(START_FPN[size])
+
+    @classmethod
+    def from_fpn(cls, text: str) -> "Position":
+        """Parse an FPN line; :class:`NotationError` names the offending field."""
+        if not isinstance(text, str):
+            raise NotationError("FPN must be text")
+        fields = text.split()
+        if len(fields) != 6:
+            raise NotationError(
+                f"FPN needs 6 fields (size placement side setup duty clock), got {len(fields)}")
+        size, placement, side, setup_text, duty, clock_text = fields
+        if size not in START_FPN:
+            raise NotationError(f"FPN size: {size!r} is not 9x9 or 7x8")
+        geo = geometry(size)
+        board = _parse_placement(geo, placement)
+        if side not in ("r", "b"):
+            raise NotationError(f"FPN side: {side!r} is not r or b")
+        turn = RED if side == "r" else BLACK
+        if len(setup_text) != 2 or not setup_text.isdigit() or \
+                int(setup_text[0]) > 5 or int(setup_text[1]) > 5:
+            raise NotationError(f"FPN setup: {setup_text!r} is not two digits 0-5")
+        setup = (int(setup_text[0]), int(setup_text[1]))
+        if duty not in ("-", "K", "G"):
+            raise NotationError(f"FPN duty: {duty!r} is not -, K or G")
+        if not clock_text.isdigit():
+            raise NotationError(f"FPN clock: {clock_text!r} is not a whole number")
+        clock = int(clock_text)
+        position = cls(geo, board, turn, setup, duty, clock)
+        position._validate()
+        return position
+
+    def _validate(self) -> None:
+        geo = self.geo
+        red_setup, black_setup = self.setup
+        if self.setup != (5, 5):
+            if self.turn == RED and red_setup != black_setup:
+                raise NotationError(
+                    f"FPN setup: {red_setup}{black_setup} does not fit Red to move "
+                    "(counters must be equal)")
+            if self.turn == BLACK and red_setup != black_setup + 1:
+                raise NotationError(
+                    f"FPN setup: {red_setup}{black_setup} does not fit Black to move "
+                    "(Red must be one ahead)")
+            if self.duty != "-":
+                raise NotationError(f"FPN duty: {self.duty!r} during setup (must be -)")
+            if self.clock != 0:
+                raise NotationError(f"FPN clock: {self.clock} during setup (must be 0)")
+        for color, name in ((RED, "red"), (BLACK, "black")):
+            stones = sum(abs(v) for v in self.board if v * color > 0)
+            if stones > geo.stones_per_side:
+                raise NotationError(
+                    f"FPN placement: {stones} {name} stones (at most {geo.stones_per_side} "
+                    f"on {geo.size})")
+            kings = sum(1 for v in self.board if v == 3 * color)
+            if kings > 1:
+                raise NotationError(f"FPN placement: {kings} {name} Kings (at most one)")
+        has_king = bool(self.kings & self.own)
+        if self.duty == "K" and has_king:
+            raise NotationError("FPN duty: K, but the side to move has a King")
+        if not self.in_setup and not has_king and self.duty != "K":
+            raise NotationError(
+                "FPN duty: the side to move has no King in battle, so the duty must be K")
+
+    # -- text ---------------------------------------------------------------------
+    def fpn(self) -> str:
+        geo = self.geo
+        ranks = []
+        for r in range(geo.height - 1, -1, -1):
+            out, empty = [], 0
+            for v in self.board[r * geo.width:(r + 1) * geo.width]:
+                if v:
+                    if empty:
+                        out.append(str(empty))
+                        empty = 0
+                    out.append(_PIECE_CHARS[v])
+                else:
+                    empty += 1
+            if empty:
+                out.append(str(empty))
+            ranks.append("".join(out))
+        side = "r" if self.turn == RED else "b"
+        return (f"{geo.size} {'/'.join(ranks)} {side} {self.setup[0]}{self.setup[1]} "
+                f"{self.duty} {self.clock}")
+
+    def __str__(self) -> str:
+        return self.fpn()
+
+    def __repr__(self) -> str:
+        return f"Position.from_fpn({self.fpn()!r})"
+
+    # -- identity -----------------------------------------------------------------
+    def key(self) -> tuple:
+        """Identity for repetition: every FPN field but the clock."""
+        if self._key is None:
+            self._key = (self.geo.size, self.board, self.turn, self.setup, self.duty)
+        return self._key
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Position) and self.key() == other.key() and \
+            self.clock == other.clock
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    # -- queries ------------------------------------------------------------------
+    @property
+    def size(self) -> str:
+        return self.geo.size
+
+    @property
+    def width(self) -> int:
+        return self.geo.width
+
+    @property
+    def height(self) -> int:
+        return self.geo.height
+
+    @property
+    def cells(self) -> Tuple[str, ...]:
+        return self.geo.names
+
+    @property
+    def side(self) -> str:
+        return "red" if self.turn == RED else "black"
+
+    @property
+    def in_setup(self) -> bool:
+        return self.setup != (5, 5)
+
+    @property
+    def own(self) -> int:
+        return self.red if self.turn == RED else self.black
+
+    @property
+    def enemy(self) -> int:
+        return self.black if self.turn == RED else self.red
+
+    @property
+    def occupied(self) -> int:
+        return self.red | self.black
+
+    def setup_moves_left(self, side: Optional[str] = None) -> int:
+        """Setup moves the given side (default: the side to move) still has to make."""
+        turn = self.turn if side is None else color_of(side)
+        return 5 - self.setup[0 if turn == RED else 1]
+
+    def piece_at(self, cell: str) -> Optional[Tuple[str, int]]:
+        """``(colour, height)`` of the stack on ``cell``, or None when empty."""
+        v = self.board[self.geo.cell(cell)]
+        if not v:
+            return None
+        return ("red", v) if v > 0 else ("black", -v)
+
+    def stacks(self) -> Dict[str, Tuple[str, int]]:
+        """Every occupied cell mapped to ``(colour, height)``."""
+        names = self.geo.names
+        return {names[i]: (("red", v) if v > 0 else ("black", -v))
+                for i, v in enumerate(self.board) if v}
+
+    def king_cell(self, side: str) -> Optional[str]:
+        target = 3 * color_of(side)
+        for i, v in enumerate(self.board):
+            if v == target:
+                return self.geo.names[i]
+        return None
+
+    def count(self, side: str, height: Optional[int] = None) -> int:
+        """Pieces of ``side`` (of one height, or all pieces)."""
+        color = color_of(side)
+        return sum(1 for v in self.board
+                   if v * color > 0 and (height is None or abs(v) == height))
+
+    def stones(self, side: str) -> int:
+        color = color_of(side)
+        return sum(abs(v) for v in self.board if v * color > 0)
+
+    def __iter__(self) -> Iterator[Tuple[str, Tuple[str, int]]]:
+        return iter(self.stacks().items())
+
+    def ascii(self, marks: Optional[Dict[str, str]] = None) -> str:
+        """A plain text diagram, top rank first (used by ``fenix-table play``)."""
+        geo = self.geo
+        lines = []
+        for r in range(geo.height - 1, -1, -1):
+            row = []
+            for f in range(geo.width):
+                i = r * geo.width + f
+                v = self.board[i]
+                text = _PIECE_CHARS[v] if v else "."
+                if marks and geo.names[i] in marks:
+                    text = marks[geo.names[i]]
+                row.append(text)
+            lines.append(f"{r + 1} " + " ".join(row))
+        lines.append("  " + " ".join(chr(97 + f) for f in range(geo.width)))
+        return "\n".join(lines)
+
+
+def _parse_placement(geo: Geometry, placement: str) -> Tuple[int, ...]:
+    ranks = placement.split("/")
+    if len(ranks) != geo.height:
+        raise NotationError(
+            f"FPN placement: {len(ranks)} ranks, the {geo.size} board has {geo.height}")
+    board = [0] * geo.n
+    for row, text in enumerate(ranks):
+        rank = geo.height - 1 - row
+        f = 0
+        digits = ""
+        for ch in text + "|":
+            if ch.isdigit():
+                digits += ch
+                continue
+            if digits:
+                if digits.startswith("0"):
+                    raise NotationError(f"FPN placement: bad empty-cell count in rank {rank + 1}")
+                f += int(digits)
+                digits = ""
+            if ch == "|":
+                break
+            if ch not in _CHAR_PIECES:
+                raise NotationError(
+                    f"FPN placement: unknown piece {ch!r} in rank {rank + 1} (use S G K s g k)")
+            if f >= geo.width:
+                raise NotationError(
+                    f"FPN placement: rank {rank + 1} has more than {geo.width} cells")
+            board[rank * geo.width + f] = _CHAR_PIECES[ch]
+            f += 1
+        if f != geo.width:
+            raise NotationError(
+                f"FPN placement: rank {rank + 1} has {f} cells, expected {geo.width}")
+    return tuple(board)
