@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as error:
-            if error.name != name:
+            if error.name is None or not (name + ".").startswith(error.name + "."):
                 raise
             continue
         module.register(subparsers)

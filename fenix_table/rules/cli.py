@@ -1,0 +1,241 @@
+"""``fenix-table legal`` and ``fenix-table play``: the rules engine on the command line.
+
+Only the standard library and the rules engine are imported here, so ``legal`` starts
+fast (no OpenCV, pygame or GPIO).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+
+from ..errors import FenixError, NotationError
+
+
+def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", default="official", metavar="PRESET",
+                        help="rules preset: official (default) or strike")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one rules option (repeatable), e.g. no_move=draw")
+
+
+def _rules(args):
+    from . import Rules
+    return Rules.from_strings(args.rules, args.option)
+
+
+def register(subparsers) -> None:
+    legal = subparsers.add_parser(
+        "legal", help="list legal moves of FPN positions as JSON lines",
+        description="Read FPN positions (one per line on stdin, or --position) and write one "
+                    'JSON line per position: {"fpn", "moves", "status"}.')
+    _add_rules_arguments(legal)
+    legal.add_argument("--position", metavar="FPN", help="a single position instead of stdin")
+    legal.set_defaults(handler=run_legal)
+
+    play = subparsers.add_parser(
+        "play", help="play a game in the terminal",
+        description="A terminal game of FENIX for two people, or against a random mover. "
+                    "Type move tokens (b1-c1, c3xc5xe5); 'help' lists the commands.")
+    _add_rules_arguments(play)
+    play.add_argument("--board", choices=("9x9", "7x8"), default="9x9", help="board side")
+    play.add_argument("--start", metavar="FPN", help="start from this position")
+    play.add_argument("--red", choices=("human", "random"), default="human")
+    play.add_argument("--black", choices=("human", "random"), default="human")
+    play.add_argument("--seed", type=int, help="seed for the random mover")
+    play.add_argument("-o", "--output", metavar="FILE.fgn",
+                      help="save the game here (default: fenix-<date-time>.fgn)")
+    play.set_defaults(handler=run_play)
+
+
+# ---------------------------------------------------------------------------------
+# legal
+# ---------------------------------------------------------------------------------
+
+def legal_json(position, rules) -> str:
+    from . import legal_moves, position_status
+    moves = legal_moves(position, rules)
+    status = position_status(position, rules, moves)
+    record = {"fpn": position.fpn(), "moves": sorted(m.token for m in moves),
+              "status": status.result}
+    if status.over:
+        record["reason"] = status.reason
+    return json.dumps(record)
+
+
+def run_legal(args) -> int:
+    from . import Position
+    rules = _rules(args)
+    if args.position is not None:
+        lines = [(1, args.position)]
+    else:
+        lines = enumerate(sys.stdin, 1)
+    out = sys.stdout
+    for number, line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            position = Position.from_fpn(text)
+        except NotationError as error:
+            out.flush()
+            where = "--position" if args.position is not None else f"line {number}"
+            raise NotationError(f"{where}: {error}") from None
+        out.write(legal_json(position, rules) + "\n")
+    out.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# play
+# ---------------------------------------------------------------------------------
+
+HELP = """Commands:
+  <move>     a move token: b1-c1 (move or stacking), c3xc5xe5 (capture chain)
+  moves      list the legal moves
+  undo       take back the last move
+  draw       both players agree to a draw
+  resign     the player to move resigns
+  save       write the game file now
+  quit       save and stop
+  help       this text"""
+
+
+def save_fgn(game, path: str, tags: dict) -> None:
+    """Write the game atomically: a crash never leaves a half-written record."""
+    from . import GameRecord, format_fgn
+    text = format_fgn(GameRecord.from_game(game, tags))
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".fenix-", suffix=".fgn")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def board_text(position, rules) -> str:
+    """The board with the compulsory captures marked, plus a status block."""
+    from . import legal_moves
+    moves = legal_moves(position, rules)
+    captures = [m for m in moves if m.is_capture]
+    marks = {}
+    for move in captures:
+        marks[move.path[0]] = "*"
+        for cell in move.captured:
+            marks[cell] = "x"
+    lines = [position.ascii()]
+    if marks:
+        lines[0] = _mark(position, marks)
+    side = position.side.capitalize()
+    if position.in_setup:
+        lines.append(f"{side} to move - preparing for battle, "
+                     f"{position.setup_moves_left()} setup moves left")
+    else:
+        lines.append(f"{side} to move")
+    if position.duty == "K":
+        lines.append("King lost: recreate it by putting a soldier on a General")
+    elif position.duty == "G":
+        lines.append("General lost: you may put a soldier on a soldier")
+    if captures:
+        best = max(m.value for m in captures)
+        shown = sorted(m.token for m in captures)
+        lines.append(f"Capture is compulsory (takes {best}): " + " ".join(shown[:8]) +
+                     (" ..." if len(shown) > 8 else ""))
+    return "\n".join(lines)
+
+
+def _mark(position, marks) -> str:
+    """ASCII board where a marked cell shows its piece between brackets or as x."""
+    geo = position.geo
+    plain = [line.split()[1:] for line in position.ascii().splitlines()[:geo.height]]
+    rows = []
+    for r in range(geo.height - 1, -1, -1):
+        cells = []
+        for f in range(geo.width):
+            name = geo.names[r * geo.width + f]
+            piece = plain[geo.height - 1 - r][f]
+            mark = marks.get(name)
+            cells.append(f"[{piece}]" if mark == "*" else f"({piece})" if mark == "x"
+                         else f" {piece} ")
+        rows.append(f"{r + 1}" + "".join(cells))
+    rows.append(" " + "".join(f" {chr(97 + f)} " for f in range(geo.width)))
+    return "\n".join(rows)
+
+
+def run_play(args) -> int:
+    from . import Game, Position, explain
+    rules = _rules(args)
+    start = Position.from_fpn(args.start) if args.start else Position.start(args.board)
+    game = Game(start, rules)
+    players = {"red": args.red, "black": args.black}
+    rng = random.Random(args.seed)
+    path = args.output or time.strftime("fenix-%Y%m%d-%H%M%S.fgn")
+    tags = {"Event": "Terminal game", "Date": time.strftime("%Y.%m.%d"),
+            "Red": "computer" if args.red == "random" else "Red",
+            "Black": "computer" if args.black == "random" else "Black"}
+    interactive = sys.stdin.isatty()
+    print(f"FENIX on the {start.size} board, rules: {rules.describe()}. Type 'help' for commands.")
+    while True:
+        status = game.status()
+        print()
+        print(board_text(game.position, rules))
+        if status.over:
+            print(f"Game over: {status.text} ({status.fgn_result})")
+            break
+        side = game.position.side
+        if players[side] == "random":
+            move = rng.choice(game.legal_moves())
+            game.push(move)
+            save_fgn(game, path, tags)
+            print(f"{side.capitalize()} plays {move.token}")
+            continue
+        try:
+            text = input(f"{side}> " if interactive else "").strip()
+        except EOFError:
+            break
+        if not text:
+            continue
+        command = text.lower()
+        if command in ("quit", "exit"):
+            break
+        if command == "help":
+            print(HELP)
+        elif command == "moves":
+            print(" ".join(sorted(m.token for m in game.legal_moves())))
+        elif command == "undo":
+            if not game.moves:
+                print("No move to take back.")
+            else:
+                print(f"Took back {game.pop().token}")
+                save_fgn(game, path, tags)
+        elif command == "draw":
+            game.agree_draw()
+        elif command == "resign":
+            game.resign(side)
+        elif command == "save":
+            save_fgn(game, path, tags)
+            print(f"Saved {path}")
+        else:
+            try:
+                explanation = explain(game.position, text, rules)
+            except NotationError as error:
+                print(f"Not a move: {error}")
+                continue
+            if not explanation.legal:
+                print(f"Illegal: {explanation.text}")
+                continue
+            game.push(text)
+            save_fgn(game, path, tags)
+    save_fgn(game, path, tags)
+    print(f"Game saved to {path}")
+    return 0
