@@ -122,6 +122,19 @@ class _Tables:
                     patterns.append(tuple(moves))
                 per_rank.append(patterns)
             self.soldier_rows.append(per_rank)
+        # Capture pre-check masks per direction d: (cells whose neighbour towards d may be
+        # shifted back, cells two steps away likewise, shift of one step, of two steps).
+        # Directions whose delta is positive shift down (>>), the others up (<<); the
+        # orthogonal ones come first in each list.
+        self.jumps_down, self.jumps_up = [], []
+        for d in range(8):
+            o = _OPPOSITE[d]
+            m1 = sum(1 << j for j in range(geo.n) if geo.step[o][j] >= 0)
+            m2 = sum(1 << j for j in range(geo.n)
+                     if geo.step[o][j] >= 0 and geo.step[o][geo.step[o][j]] >= 0)
+            delta = abs(geo.delta[d])
+            entry = (m1, m2, delta, 2 * delta)
+            (self.jumps_down if geo.delta[d] > 0 else self.jumps_up).append(entry)
         # General slides: ray masks and the moves along each ray, nearest first.
         self.ray_mask = [[sum(1 << j for j in geo.ray[d][i]) for i in range(geo.n)]
                          for d in range(4)]
@@ -155,40 +168,40 @@ def tables(geo: Geometry) -> _Tables:
 # Captures
 # ---------------------------------------------------------------------------------
 
-def _first_blocker(d: int, i: int, blockers: int) -> int:
-    """The nearest set bit of ``blockers`` along orthogonal ray ``d`` from ``i``."""
-    if d < 2:  # north and east walk towards higher indices
-        return (blockers & -blockers).bit_length() - 1
-    return blockers.bit_length() - 1
-
-
 def capture_candidates(pos: Position) -> int:
     """Bitboard of the side to move's pieces that have at least one capture."""
     geo = pos.geo
+    t = tables(geo)
     own, enemy = pos.own, pos.enemy
     empty = ~(own | enemy) & geo.full
-    shift = geo.shift
     cand = 0
+    # A stepper on i captures towards d when i+d holds an enemy and i+2d is empty: shift
+    # the enemy and empty masks back onto i (one and two steps) and intersect.
     steppers = own & (pos.soldiers | pos.kings)
     if steppers:
-        for d in range(4):
-            o = _OPPOSITE[d]
-            cand |= steppers & shift(enemy, o) & shift(shift(empty, o), o)
+        for m1, m2, s1, s2 in t.jumps_down[:2]:
+            cand |= steppers & (enemy & m1) >> s1 & (empty & m2) >> s2
+        for m1, m2, s1, s2 in t.jumps_up[:2]:
+            cand |= steppers & (enemy & m1) << s1 & (empty & m2) << s2
     kings = own & pos.kings
     if kings:
-        for d in range(4, 8):
-            o = _OPPOSITE[d]
-            cand |= kings & shift(enemy, o) & shift(shift(empty, o), o)
+        for m1, m2, s1, s2 in t.jumps_down[2:]:
+            cand |= kings & (enemy & m1) >> s1 & (empty & m2) >> s2
+        for m1, m2, s1, s2 in t.jumps_up[2:]:
+            cand |= kings & (enemy & m1) << s1 & (empty & m2) << s2
     generals = own & pos.generals
     if generals:
-        t = tables(geo)
         occ = own | enemy
         step = geo.step
+        ray_mask = t.ray_mask
         for i in bits_of(generals):
             for d in range(4):
-                blockers = occ & t.ray_mask[d][i]
+                blockers = occ & ray_mask[d][i]
                 if blockers:
-                    b = _first_blocker(d, i, blockers)
+                    if d < 2:  # north and east walk towards higher indices
+                        b = (blockers & -blockers).bit_length() - 1
+                    else:
+                        b = blockers.bit_length() - 1
                     if enemy >> b & 1:
                         beyond = step[d][b]
                         if beyond >= 0 and empty >> beyond & 1:
@@ -292,9 +305,10 @@ def ordinary_moves(pos: Position) -> List[Move]:
     if soldiers:
         w = geo.width
         row_mask = t.row_mask
-        shift = geo.shift
-        for d in range(4):
-            targets = shift(soldiers, d) & empty
+        can_step = geo.can_step
+        for d, delta in ((0, w), (1, 1), (2, -w), (3, -1)):
+            moved = soldiers & can_step[d]
+            targets = (moved << delta if delta > 0 else moved >> -delta) & empty
             if targets:
                 rows = t.soldier_rows[d]
                 r = 0
