@@ -1,190 +1,563 @@
-"""Finding the grid: which face is up, and where its outer corners are.
+"""Finding the grid: which face is up, where its corners are, and which corner is a1.
 
-Stage 1 enhances grid lines with a morphological top-hat (light lines on the dark 9x9
-face) or black-hat (dark lines on the light 7x8 face) and takes the largest connected
-line structure; its convex hull gives a rough quadrilateral. Stage 2 rectifies that
-quadrilateral and fits evenly spaced lines to the row and column line profiles, which
-fixes the cell count per axis (9/9 or 7/8) and the exact corners; it runs twice so the
-second pass sees an almost perfectly rectified grid. Nothing depends on the board's
-colours beyond the line polarity, which is what tells the faces apart.
+The two faces differ in line polarity (9x9: light lines on a dark board; 7x8: dark lines
+on a light board), so each polarity gets its own line image: a morphological top-hat
+(or black-hat) keeps thin lines and drops stones, hands, shadows and the table, which are
+all wider than the kernel. Then, per polarity:
+
+1. Hough lines on that image fall into two families (the grid's two directions; with
+   perspective each family fans out a little towards its vanishing point).
+2. Each family is sorted across its direction; pairs of lines become candidate outer
+   lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
+   A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
+3. Every surviving pair of pairs gives four corners, hence a homography; each is scored
+   against the whole expected line pattern (:func:`grid_fit`): response on the predicted
+   lines against response just beside them, minus any line found in the board's margin
+   (which is what a grid shifted or miscounted by one cell would show).
+4. The winner is refined: along every predicted line the true line is searched across it,
+   lines are refitted, and the homography is recomputed from their intersections.
+
+The face is the polarity (and, for 7x8, the axis assignment) whose pattern fits best.
+Orientation comes from the stones when the frame shows the start position (Red's camp
+triangle at a1); otherwise a1 is a guess and ``oriented`` is False.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
 
 from ..errors import BoardNotFoundError
-from .board import DIMENSIONS, LIGHT_LINES
+from .board import CAMP_LIMIT, DIMENSIONS, LIGHT_LINES, cell_index, cell_names, check_board
 from .types import Calibration
 
 
 @dataclass(frozen=True)
 class LocateConfig:
-    work_width: int = 640          # frames are located at this width
-    rect_size: int = 360           # rectified grid size, pixels
-    pad: float = 0.12              # rectified margin around the rough quad, share of rect_size
-    min_score: float = 0.25        # line-fit contrast below this is "no grid"
+    """Every threshold of the locator in one place."""
+
+    work_size: int = 640             # longer image side at which the board is searched
+    kernel: int = 9                  # top-hat size at work_size: wider than lines, narrower than stones
+    max_lines: int = 120             # Hough lines kept per polarity
+    family_spread_deg: float = 12.0  # how far lines of one family may fan out
+    pairs_per_family: int = 4        # 1-D candidates kept per family and cell count
+    min_fit: float = 0.22            # grid_fit below this: no board
+    orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
 
-def _order_quad(quad: np.ndarray) -> np.ndarray:
-    """Clockwise on screen, starting nearest the image's top-left."""
-    centre = quad.mean(axis=0)
-    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
-    quad = quad[np.argsort(angles)]
-    start = int(np.argmin(quad.sum(axis=1)))
-    return np.roll(quad, -start, axis=0)
+DEFAULT = LocateConfig()
 
 
-def _line_image(gray: np.ndarray, light_lines: bool, kernel: int) -> np.ndarray:
+# ---------------------------------------------------------------------------------------
+# Line images and the grid score
+
+
+def line_image(gray: np.ndarray, light_lines: bool, kernel: int) -> np.ndarray:
+    """Thin-line response (float32): top-hat for light lines, black-hat for dark ones."""
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
     op = cv2.MORPH_TOPHAT if light_lines else cv2.MORPH_BLACKHAT
-    return cv2.morphologyEx(gray, op, k)
+    return cv2.morphologyEx(gray, op, k).astype(np.float32)
 
 
-def _rough_quads(gray: np.ndarray, light_lines: bool) -> List[np.ndarray]:
-    h, w = gray.shape
-    kernel = max(7, int(min(h, w) / 40) | 1)
-    lines = _line_image(gray, light_lines, kernel)
-    thr = max(6.0, float(np.percentile(lines, 88)))
-    binary = (lines > thr).astype(np.uint8)
-    binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    quads = []
-    # Biggest structures by bounding-box area first: the grid spans a large region.
-    order = sorted(range(1, n), key=lambda i: -stats[i, cv2.CC_STAT_WIDTH] * stats[i, cv2.CC_STAT_HEIGHT])
-    if not order:
-        return quads
-    biggest = stats[order[0], cv2.CC_STAT_AREA]
-    # Stones can cut the grid into pieces: also try the union of all big line structures.
-    union = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > 0.15 * biggest]
-    groups = [[i] for i in order[:2]] + ([union] if len(union) > 1 else [])
-    for group in groups:
-        i = group[0]
-        if len(group) == 1 and stats[i, cv2.CC_STAT_WIDTH] * stats[i, cv2.CC_STAT_HEIGHT] < 0.04 * h * w:
-            continue
-        ys, xs = np.nonzero(np.isin(labels, group))
-        hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
-        peri = cv2.arcLength(hull, True)
-        quad = None
-        for eps in (0.02, 0.04, 0.06, 0.08, 0.1):
-            approx = cv2.approxPolyDP(hull, eps * peri, True)
-            if len(approx) == 4:
-                quad = approx.reshape(4, 2)
+def _board_homography(board_corners: np.ndarray, image_corners: np.ndarray) -> np.ndarray:
+    return cv2.getPerspectiveTransform(board_corners.astype(np.float32), image_corners.astype(np.float32))
+
+
+def _project(Hm: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.column_stack([pts, np.ones(len(pts))]) @ Hm.T
+    z = p[:, 2:3]
+    z = np.where(np.abs(z) < 1e-9, 1e-9, z)
+    return p[:, :2] / z
+
+
+class _Pattern:
+    """Board-coordinate sample points of one face's lines (and the margin lines beyond)."""
+
+    def __init__(self, width: int, height: int, per_cell: int = 8, beside: float = 0.3):
+        self.width, self.height = width, height
+        count = per_cell * max(width, height)   # same count on every line keeps arrays square
+        on, off, line_id = [], [], []
+        # Lines -1 .. n+1 in each family; -1 and n+1 lie in the board margin.
+        lid = 0
+        for fam, (n, span) in enumerate(((width, height), (height, width))):
+            t = (np.arange(count) + 0.5) / count * span
+            for i in range(-1, n + 2):
+                for side in (0.0, -beside, beside):
+                    x = np.full_like(t, i + side)
+                    pts = np.column_stack([x, t]) if fam == 0 else np.column_stack([t, x])
+                    (on if side == 0 else off).append(pts)
+                    if side == 0:
+                        line_id.append(np.full(len(t), lid))
+                lid += 1
+        self.on = np.vstack(on)
+        self.off = np.vstack(off)
+        self.line_id = np.concatenate(line_id)
+        self.lines = lid
+        # Which line ids are margin lines.
+        self.margin = np.array([0, width + 2, width + 3, width + height + 5])
+        self.samples = len(self.on) // lid
+
+
+_PATTERNS: Dict[Tuple[int, int], _Pattern] = {}
+
+
+def _pattern(width: int, height: int) -> _Pattern:
+    if (width, height) not in _PATTERNS:
+        _PATTERNS[(width, height)] = _Pattern(width, height)
+    return _PATTERNS[(width, height)]
+
+
+def _sample(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    h, w = img.shape
+    xi = np.round(pts[:, 0]).astype(np.int64)
+    yi = np.round(pts[:, 1]).astype(np.int64)
+    ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    vals = np.zeros(len(pts), np.float32)
+    vals[ok] = img[yi[ok], xi[ok]]
+    return vals, ok
+
+
+def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int) -> float:
+    """Grid evidence of homography ``Hm`` (board cells -> work pixels) for a width x height
+    grid: on-line against beside-line response over the grid lines, minus the strongest
+    margin line. About 0.5-0.9 for a true grid, near 0 for none."""
+    pat = _pattern(width, height)
+    on, ok_on = _sample(lines_dil, _project(Hm, pat.on))
+    off, ok_off = _sample(lines_dil, _project(Hm, pat.off))
+    n = pat.lines
+    s = pat.samples
+    on = on.reshape(n, s)
+    ok_on = ok_on.reshape(n, s)
+    off = off.reshape(n, 2, s)
+    ok_off = ok_off.reshape(n, 2, s)
+    on_sum = (on * ok_on).sum(axis=1)
+    off_sum = (off * ok_off).sum(axis=(1, 2)) / 2
+    cnt = ok_on.sum(axis=1)
+    grid = np.ones(n, bool)
+    grid[pat.margin] = False
+    total_on, total_off = on_sum[grid].sum(), off_sum[grid].sum()
+    # Lines outside the frame cannot support the grid: count them as empty.
+    coverage = cnt[grid].sum() / (grid.sum() * s)
+    ratio = (total_on - total_off) / (total_on + total_off + 1e-6) * coverage
+    margin_ratio = 0.0
+    for m in pat.margin:
+        if cnt[m] > s // 3:
+            r = (on_sum[m] - off_sum[m]) / (on_sum[m] + off_sum[m] + 1e-6)
+            # Compare with the grid lines' average on-response: a faint margin line is noise.
+            strength = on_sum[m] / max(cnt[m], 1) / (total_on / max(cnt[grid].sum(), 1) + 1e-6)
+            margin_ratio = max(margin_ratio, r * min(1.0, strength))
+    return float(ratio - 0.6 * max(0.0, margin_ratio))
+
+
+def grid_fit(lines_dil: np.ndarray, Hm: np.ndarray, board: str) -> float:
+    """How well ``board``'s line pattern under homography ``Hm`` (board cells -> pixels of
+    ``lines_dil``) matches a dilated line image: ~0.5-0.9 crisp grid, ~0 none."""
+    width, height = DIMENSIONS[check_board(board)]
+    return _score(lines_dil, Hm, width, height)
+
+
+# ---------------------------------------------------------------------------------------
+# Candidate generation
+
+
+def _ridges(lines: np.ndarray) -> np.ndarray:
+    """One-pixel-wide ridge pixels of a line image (uint8 0/255): strong pixels that are
+    the maximum across their line, the line direction taken from the Hessian."""
+    sm = cv2.GaussianBlur(lines, (0, 0), 1.0)
+    lxx = cv2.Sobel(sm, cv2.CV_32F, 2, 0, ksize=3)
+    lyy = cv2.Sobel(sm, cv2.CV_32F, 0, 2, ksize=3)
+    lxy = cv2.Sobel(sm, cv2.CV_32F, 1, 1, ksize=3)
+    # Direction of strongest (negative) curvature = across the line.
+    phi = 0.5 * np.arctan2(2 * lxy, lxx - lyy)
+    across_x = np.abs(np.cos(phi)) >= np.abs(np.sin(phi))
+    # For a ridge the across-curvature is the most negative eigenvalue; pick it.
+    curv = 0.5 * (lxx + lyy) - np.sqrt(0.25 * (lxx - lyy) ** 2 + lxy ** 2)
+    lam_dir_is_phi = (lxx - lyy) * np.cos(2 * phi) + 2 * lxy * np.sin(2 * phi) < 0
+    across_x = np.where(lam_dir_is_phi, across_x, ~across_x)
+    left, right = np.roll(sm, 1, axis=1), np.roll(sm, -1, axis=1)
+    up, down = np.roll(sm, 1, axis=0), np.roll(sm, -1, axis=0)
+    peak = np.where(across_x, (sm >= left) & (sm > right), (sm >= up) & (sm > down))
+    strong = -curv
+    thr = max(float(np.percentile(strong, 95)), 0.2 * float(np.percentile(strong, 99.8)), 0.5)
+    return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
+
+
+def _hough(lines: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """Hough lines (rho, theta, votes) of a line image, strongest first, de-duplicated."""
+    h, w = lines.shape
+    binary = _ridges(lines)
+    found = cv2.HoughLinesWithAccumulator(binary, 1, math.pi / 360, max(20, int(min(h, w) * 0.08)))
+    if found is None:
+        return np.zeros((0, 3))
+    found = found.reshape(-1, 3)
+    kept: List[np.ndarray] = []
+    for rho, theta, votes in found:
+        if len(kept) >= config.max_lines:
+            break
+        dup = False
+        for k in kept:
+            dt = abs(theta - k[1])
+            if dt > math.pi / 2:  # the same line can come back with theta + pi, rho negated
+                if abs(rho + k[0]) < 5 and abs(dt - math.pi) < 0.05:
+                    dup = True
+                    break
+            elif abs(rho - k[0]) < 5 and dt < 0.05:
+                dup = True
                 break
-        if quad is None:
-            quad = cv2.boxPoints(cv2.minAreaRect(hull))
-        quads.append(_order_quad(np.asarray(quad, np.float64)))
-    return quads
+        if not dup:
+            kept.append(np.array([rho, theta, votes]))
+    return np.array(kept) if kept else np.zeros((0, 3))
 
 
-def _fit_axis(profile: np.ndarray, cells: int, expect_start: float, expect_span: float
-              ) -> Tuple[float, float, float]:
-    """Best (start, spacing, score) for ``cells + 1`` evenly spaced lines in ``profile``."""
-    x = np.arange(len(profile), dtype=np.float64)
-    spacings = np.linspace(expect_span / cells * 0.8, expect_span / cells * 1.2, 41)
-    starts = np.arange(expect_start - 0.2 * expect_span, expect_start + 0.2 * expect_span, 0.5)
-    k = np.arange(cells + 1)
-    best = (0.0, 0.0, -1e9)
-    for s in spacings:
-        on = starts[:, None] + k[None, :] * s
-        off = starts[:, None] + (k[None, :-1] + 0.5) * s
-        valid = (on[:, 0] >= 0) & (on[:, -1] <= len(profile) - 1)
-        if not valid.any():
+def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray, np.ndarray]]:
+    """Split lines into pairs of families (two directions roughly 90 degrees apart)."""
+    if len(hough) < 4:
+        return []
+    theta = hough[:, 1] % math.pi
+    votes = hough[:, 2]
+    spread = math.radians(config.family_spread_deg)
+    grid = np.linspace(0, math.pi, 180, endpoint=False)
+    def near(a, b, tol):
+        d = np.abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
+        return d < tol
+    support = np.array([votes[near(theta, g, spread / 2)].sum() for g in grid])
+    result = []
+    tried = []
+    for g in grid[np.argsort(-support)][:6]:
+        if any(near(np.array([g]), t, spread / 2)[0] for t in tried):
             continue
-        on_v = np.interp(on, x, profile).mean(axis=1)
-        off_v = np.interp(off, x, profile).mean(axis=1)
-        score = np.where(valid, on_v - off_v, -1e9)
-        i = int(np.argmax(score))
-        if score[i] > best[2]:
-            best = (float(starts[i]), float(s), float(score[i]))
-    return best
+        tried.append(g)
+        # The other direction: within 90 +- 35 degrees (perspective skews right angles).
+        cand = [(support[j], h2) for j, h2 in enumerate(grid)
+                if abs(((h2 - g) % math.pi) - math.pi / 2) < math.radians(35)]
+        if not cand:
+            continue
+        g2 = max(cand)[1]
+        a = near(theta, g, spread / 2)
+        b = near(theta, g2, spread / 2) & ~a
+        if a.sum() >= 2 and b.sum() >= 2:
+            result.append((hough[a], hough[b]))
+        if len(result) >= 2:
+            break
+    return result
 
 
-def _refine(gray: np.ndarray, quad: np.ndarray, board: str, config: LocateConfig
-            ) -> Optional[Tuple[np.ndarray, float]]:
-    """Fit the grid of ``board`` inside rough quad; return (corners TL,TR,BR,BL, score)."""
-    S = config.rect_size
-    pad = config.pad * S
-    dst = np.array([[pad, pad], [pad + S, pad], [pad + S, pad + S], [pad, pad + S]], np.float32)
-    M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    size = int(S + 2 * pad)
-    rect = cv2.warpPerspective(gray, M, (size, size), flags=cv2.INTER_LINEAR)
-    light = LIGHT_LINES[board]
+def _positions(family: np.ndarray, centre: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Signed distance of each line from ``centre`` along the family's mean normal; lines
+    as (a, b, c) with a x + b y = c, normal pointing the same way for all."""
+    theta = family[:, 1].copy()
+    rho = family[:, 0].copy()
+    ref = theta[0]
+    flip = np.cos(theta - ref) < 0
+    theta[flip] -= math.pi
+    rho[flip] = -rho[flip]
+    abc = np.column_stack([np.cos(theta), np.sin(theta), rho])
+    pos = rho - (centre[0] * abc[:, 0] + centre[1] * abc[:, 1])
+    order = np.argsort(pos)
+    return pos[order], abc[order]
+
+
+def _merge(pos: np.ndarray, abc: np.ndarray, tol: float) -> Tuple[np.ndarray, np.ndarray]:
+    keep_p, keep_l = [pos[0]], [abc[0]]
+    for p, l in zip(pos[1:], abc[1:]):
+        if p - keep_p[-1] < tol:
+            continue
+        keep_p.append(p)
+        keep_l.append(l)
+    return np.array(keep_p), np.array(keep_l)
+
+
+def _pairs(pos: np.ndarray, cells: int, keep: int) -> List[Tuple[int, int, int, int]]:
+    """Candidate (i, j, index_i, index_j): lines i and j are grid lines index_i < index_j of
+    ``cells + 1``; ranked by how well the lines between them fit even spacing."""
+    n = len(pos)
+    scored = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            for m in range(max(1, cells - 2), cells + 1):
+                s = (pos[j] - pos[i]) / m
+                if s < 4:
+                    continue
+                for o in range(0, cells - m + 1):
+                    k = np.arange(-o - 1, cells - o + 2)       # indices relative to line i
+                    pred = pos[i] + k * s
+                    d = np.abs(pos[:, None] - pred[None, :]) / s
+                    best = d.min(axis=0)
+                    inside = best[1:-1]
+                    hit = (inside < 0.3).sum()
+                    beyond = (best[0] < 0.3) + (best[-1] < 0.3)
+                    # lines in the span that match no grid line
+                    lo, hi = pred[1] - 0.3 * s, pred[-2] + 0.3 * s
+                    between = pos[(pos > lo) & (pos < hi)]
+                    stray = len(between) - hit
+                    score = hit - 0.7 * stray - 1.5 * beyond
+                    scored.append((score, m, i, j, o, o + m))
+    scored.sort(key=lambda t: (-t[0], -t[1]))
+    out, seen = [], set()
+    for score, m, i, j, oi, oj in scored:
+        key = (i, j, oi)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((i, j, oi, oj))
+        if len(out) >= keep:
+            break
+    return out
+
+
+def _intersect(l1: np.ndarray, l2: np.ndarray) -> Optional[np.ndarray]:
+    A = np.array([[l1[0], l1[1]], [l2[0], l2[1]]])
+    if abs(np.linalg.det(A)) < 1e-6:
+        return None
+    return np.linalg.solve(A, np.array([l1[2], l2[2]]))
+
+
+def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
+    """Yield (homography board->work px, width, height) candidates for one polarity."""
     width, height = DIMENSIONS[board]
-    lines = _line_image(rect, light, max(5, int(S / max(width, height) * 0.35) | 1)).astype(np.float64)
-    # Median across the other axis: stones and hands cover some of each line, not most.
-    band = slice(int(pad), int(pad + S))
-    col_profile = np.median(lines[band, :], axis=0) + 0.3 * lines[band, :].mean(axis=0)
-    row_profile = np.median(lines[:, band], axis=1) + 0.3 * lines[:, band].mean(axis=1)
-    options = [(width, height)] if width == height else [(width, height), (height, width)]
+    hough = _hough(lines, config)
+    ys, xs = np.nonzero(lines > np.percentile(lines, 97))
+    centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
+    assignments = [(width, height)] if width == height else [(width, height), (height, width)]
+    for fam_a, fam_b in _families(hough, config):
+        pa, la = _positions(fam_a, centre)
+        pb, lb = _positions(fam_b, centre)
+        pa, la = _merge(pa, la, 6.0)
+        pb, lb = _merge(pb, lb, 6.0)
+        for na, nb in assignments:
+            for ia, ja, oia, oja in _pairs(pa, na, config.pairs_per_family):
+                for ib, jb, oib, ojb in _pairs(pb, nb, config.pairs_per_family):
+                    quad = [_intersect(la[ia], lb[ib]), _intersect(la[ja], lb[ib]),
+                            _intersect(la[ja], lb[jb]), _intersect(la[ia], lb[jb])]
+                    if any(q is None for q in quad):
+                        continue
+                    src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], float)
+                    Hm = _board_homography(src, np.array(quad))
+                    yield Hm, na, nb
+
+
+# ---------------------------------------------------------------------------------------
+# Refinement
+
+
+def _refine(lines: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
+            rounds: int = 2) -> np.ndarray:
+    """Snap every predicted grid line to the line image and refit the homography."""
+    h, w = lines.shape
+    smooth = cv2.GaussianBlur(lines, (0, 0), 1.0)
+    for _ in range(rounds):
+        fitted: Dict[Tuple[int, int], np.ndarray] = {}
+        for fam, (n, span) in enumerate(((na, nb), (nb, na))):
+            t = np.arange(0.1, span, 0.1)
+            for i in range(n + 1):
+                base = np.column_stack([np.full_like(t, i), t]) if fam == 0 else np.column_stack([t, np.full_like(t, i)])
+                step = np.array([0.02, 0]) if fam == 0 else np.array([0, 0.02])
+                offsets = np.arange(-12, 13)                 # +-0.24 cell across the line
+                pts = base[:, None, :] + offsets[None, :, None] * step[None, None, :]
+                img = _project(Hm, pts.reshape(-1, 2)).reshape(len(t), len(offsets), 2)
+                vals, ok = _sample(smooth, img.reshape(-1, 2))
+                vals = vals.reshape(len(t), len(offsets))
+                ok = ok.reshape(len(t), len(offsets)).all(axis=1)
+                best = vals.argmax(axis=1)
+                peak = vals[np.arange(len(t)), best]
+                edge = (best == 0) | (best == len(offsets) - 1)
+                if not ok.any():
+                    continue
+                floor = np.median(vals[ok]) + 0.5 * (np.percentile(peak[ok], 90) - np.median(vals[ok]))
+                good = ok & ~edge & (peak > floor) & (peak > 2.0)
+                if good.sum() < 6:
+                    continue
+                p = img[np.arange(len(t)), best][good].astype(np.float32)
+                vx, vy, x0, y0 = cv2.fitLine(p, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+                # as a x + b y = c
+                a, b = -vy, vx
+                fitted[(fam, i)] = np.array([a, b, a * x0 + b * y0])
+        src, dst = [], []
+        for i in range(na + 1):
+            for j in range(nb + 1):
+                if (0, i) in fitted and (1, j) in fitted:
+                    p = _intersect(fitted[(0, i)], fitted[(1, j)])
+                    if p is not None:
+                        src.append((i, j))
+                        dst.append(p)
+        if len(src) < 8:
+            break
+        new, _ = cv2.findHomography(np.array(src, np.float32), np.array(dst, np.float32), cv2.LMEDS)
+        if new is None:
+            break
+        Hm = new
+    return Hm
+
+
+# ---------------------------------------------------------------------------------------
+# Orientation
+
+
+def _cell_colours(lab: np.ndarray, Hm: np.ndarray, board: str) -> np.ndarray:
+    """Median Lab colour in a small disc at every cell centre (cell_names order)."""
+    names = cell_names(board)
+    offs = np.array([(dx, dy) for dx in (-0.15, 0, 0.15) for dy in (-0.15, 0, 0.15)])
+    out = []
+    for name in names:
+        f, r = cell_index(name)
+        pts = _project(Hm, offs + (f + 0.5, r + 0.5))
+        vals = []
+        for ch in range(3):
+            v, ok = _sample(lab[..., ch], pts)
+            vals.append(np.median(v[ok]) if ok.any() else np.nan)
+        out.append(vals)
+    return np.array(out)
+
+
+def _camp_masks(board: str, turn: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Red and Black camp cells (cell_names order) when the board is turned ``turn``
+    quarter turns (a1 at the corner reached by going ``turn`` corners along)."""
+    width, height = DIMENSIONS[board]
+    limit = CAMP_LIMIT[board]
+    red, black = [], []
+    for name in cell_names(board):
+        f, r = cell_index(name)
+        # distance from each corner, in the order (0,0), (W,0), (W,H), (0,H)
+        d = [f + r, (width - 1 - f) + r, (width - 1 - f) + (height - 1 - r), f + (height - 1 - r)]
+        red.append(d[turn % 4] <= limit)
+        black.append(d[(turn + 2) % 4] <= limit)
+    return np.array(red), np.array(black)
+
+
+def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
+                      config: LocateConfig = DEFAULT) -> Optional[int]:
+    """Quarter turns that put a1 at Red's camp when the frame shows the start position,
+    or None when it does not (or the colours do not separate clearly)."""
+    board = calibration.board
+    width, height = DIMENSIONS[board]
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    Hm = calibration.homography()
+    colours = _cell_colours(lab, Hm, board)
+    a = colours[:, 1]
+    turns = range(4) if width == height else (0, 2)
     best = None
-    for nx, ny in options:
-        x0, sx, scx = _fit_axis(col_profile, nx, pad, S)
-        y0, sy, scy = _fit_axis(row_profile, ny, pad, S)
-        # Square cells: the spacings in the rectified view agree roughly (rough quad ~ grid).
-        score = min(scx, scy) / (np.percentile(lines, 99) + 1e-6)
-        if best is None or score > best[1]:
-            best = ((x0, sx, nx, y0, sy, ny), score)
-    (x0, sx, nx, y0, sy, ny), score = best
-    rect_corners = np.array([[x0, y0], [x0 + nx * sx, y0], [x0 + nx * sx, y0 + ny * sy], [x0, y0 + ny * sy]], np.float32)
-    back = cv2.perspectiveTransform(rect_corners[None], np.linalg.inv(M))[0]
-    return back.astype(np.float64), float(score)
+    for turn in turns:
+        red, black = _camp_masks(board, turn)
+        ra, ba = a[red], a[black]
+        if np.isnan(ra).any() or np.isnan(ba).any():
+            return None
+        diff = np.median(ra) - np.median(ba)
+        if best is None or diff > best[0]:
+            best = (diff, turn, red, black)
+    diff, turn, red, black = best
+    if diff < config.orient_margin:
+        return None
+    mid = (np.median(a[red]) + np.median(a[black])) / 2
+    empty = ~(red | black)
+    # The start position: every camp cell on its side of the divide, no red in the gap.
+    if (a[red] > mid).mean() < 0.9 or (a[black] < mid).mean() < 0.9 or (a[empty] < mid).mean() < 0.9:
+        return None
+    return turn
 
 
-def _board_order(board: str, corners_tlbrbl: np.ndarray) -> np.ndarray:
-    """Screen-clockwise TL,TR,BR,BL to board order a1,(W,0),(W,H),(0,H); a1 guessed at
-    the bottom-left, turned a quarter when the 7-cell side runs vertically."""
-    tl, tr, br, bl = corners_tlbrbl
-    width, height = DIMENSIONS[board]
-    if width != height:
-        horizontal = np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)
-        vertical = np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)
-        if horizontal > vertical:  # 8 cells across: files run upwards from bottom-right
-            return np.array([br, tr, tl, bl])
-    return np.array([bl, br, tr, tl])
+# ---------------------------------------------------------------------------------------
+# The public entry points
 
 
-def locate_board(frame: np.ndarray, board: str = "auto", config: LocateConfig = LocateConfig()) -> Calibration:
-    """Find the grid in a BGR frame and return a Calibration (not yet oriented).
-
-    ``board`` is "auto", "9x9" or "7x8". Raises BoardNotFoundError when no grid fits.
-    """
-    if frame is None or frame.ndim != 3:
-        raise BoardNotFoundError("not a colour image")
+def _work_gray(frame: np.ndarray, work_size: int) -> Tuple[np.ndarray, float]:
     h, w = frame.shape[:2]
-    scale = config.work_width / w if w > config.work_width else 1.0
+    scale = min(1.0, work_size / max(h, w))
     small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    boards = ("9x9", "7x8") if board == "auto" else (board,)
-    best = None
-    for candidate in boards:
-        for quad in _rough_quads(gray, LIGHT_LINES[candidate]):
-            corners, score = quad, 0.0
-            for _ in range(2):
-                result = _refine(gray, corners if _ == 0 else _order_quad(corners), candidate, config)
-                corners, score = result
-            corners = _order_quad(corners)
-            if best is None or score > best[2]:
-                best = (candidate, corners, score)
-    if best is None or best[2] < config.min_score:
-        raise BoardNotFoundError("no board grid found in the frame")
-    found, corners, score = best
-    ordered = _board_order(found, corners) / scale
-    return Calibration(found, (w, h), tuple(tuple(map(float, c)) for c in ordered), oriented=False)
+    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), scale
 
 
-def grid_fit(gray_top: np.ndarray, board: str, ppc: int, margin: float) -> float:
-    """How well the expected lines match a rectified top view (1 = crisp, ~0 = no grid)."""
+def _dilate(lines: np.ndarray) -> np.ndarray:
+    return cv2.dilate(lines, np.ones((3, 3), np.uint8))
+
+
+def _canonical(Hm: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Board corners (0,0),(W,0),(W,H),(0,H) in the image, mirrored if needed so that the
+    board is seen from above (rank direction turns clockwise from the file direction on
+    screen, as for a camera looking down)."""
+    corners = _project(Hm, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
+    u = corners[1] - corners[0]
+    v = corners[3] - corners[0]
+    if u[0] * v[1] - u[1] * v[0] > 0:      # mirrored: swap the file direction
+        corners = corners[[1, 0, 3, 2]]
+    return corners
+
+
+def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
+    """Without stones to tell, put a1 at the allowed corner nearest the image's bottom-left."""
     width, height = DIMENSIONS[board]
-    lines = _line_image(gray_top, LIGHT_LINES[board], max(5, int(ppc * 0.35) | 1)).astype(np.float32)
-    xs = np.round((margin + np.arange(width + 1)) * ppc).astype(int)
-    ys = np.round((margin + np.arange(height + 1)) * ppc).astype(int)
-    xs = np.clip(xs, 0, lines.shape[1] - 1)
-    ys = np.clip(ys, 0, lines.shape[0] - 1)
-    inner = lines[ys[0]:ys[-1], xs[0]:xs[-1]]
-    on = np.concatenate([np.median(lines[ys[0]:ys[-1], xs], axis=0), np.median(lines[ys, xs[0]:xs[-1]], axis=1)])
-    off = np.median(inner)
-    return float((np.median(on) - off) / (np.percentile(lines, 99) + 1e-6))
+    turns = range(4) if width == height else (0, 2)
+    def badness(k):
+        c = np.roll(corners, -k, axis=0)[0]
+        return c[0] - c[1]
+    k = min(turns, key=badness)
+    return np.roll(corners, -k, axis=0)
+
+
+def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfig = DEFAULT) -> Calibration:
+    """Find the grid in a BGR frame and return its Calibration.
+
+    ``board`` is "auto" (decide the face), "9x9" or "7x8". The corners are in board
+    order, a1 first. When the frame shows the start position the stones fix a1 at Red's
+    camp and ``oriented`` is True; otherwise a1 is a guess and ``oriented`` is False.
+    Raises BoardNotFoundError when no grid fits well enough.
+
+    >>> cal = locate_board(cv2.imread("table.jpg"))           # doctest: +SKIP
+    >>> cal.board, cal.oriented                               # doctest: +SKIP
+    ('9x9', True)
+    """
+    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise BoardNotFoundError("not a colour image")
+    if board != "auto":
+        check_board(board)
+    h, w = frame_bgr.shape[:2]
+    gray, scale = _work_gray(frame_bgr, config.work_size)
+    faces = ("9x9", "7x8") if board == "auto" else (board,)
+    best = None
+    for face in faces:
+        lines = line_image(gray, LIGHT_LINES[face], config.kernel)
+        dil = _dilate(lines)
+        scored = []
+        for Hm, na, nb in _candidates(lines, face, config):
+            scored.append((_score(dil, Hm, na, nb), Hm, na, nb))
+        scored.sort(key=lambda t: -t[0])
+        for s, Hm, na, nb in scored[:3]:
+            Hr = _refine(lines, dil, Hm, na, nb)
+            sr = _score(dil, Hr, na, nb)
+            if sr < s:
+                Hr, sr = Hm, s
+            if best is None or sr > best[0]:
+                best = (sr, face, Hr, na, nb)
+    if best is None or best[0] < config.min_fit:
+        raise BoardNotFoundError("no board grid found in the frame")
+    score, face, Hm, na, nb = best
+    width, height = DIMENSIONS[face]
+    if (na, nb) != (width, height):
+        # The first family carries the ranks: swap board axes so x runs along the files.
+        Hm = Hm @ np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], float)
+    corners = _canonical(Hm, width, height) / scale
+    corners = _guess_a1(corners, face)
+    cal = Calibration(face, (w, h), tuple(tuple(map(float, c)) for c in corners), oriented=False)
+    turn = start_orientation(frame_bgr, cal, config)
+    if turn is not None:
+        cal = cal.rotated(turn)
+        cal = Calibration(cal.board, cal.image_size, cal.corners, True, cal.colors, cal.height_scale)
+    return cal
+
+
+def grid_still_fits(calibration: Calibration, frame_bgr: np.ndarray, config: LocateConfig = DEFAULT) -> float:
+    """How well the calibrated grid still matches ``frame_bgr``: about 0.5-0.9 when it
+    does, below :data:`REFIT_BELOW` when the camera or board has moved (re-locate then).
+    Stones and a hand lower the figure a little but leave it well above the threshold."""
+    h, w = frame_bgr.shape[:2]
+    gray, scale = _work_gray(frame_bgr, config.work_size)
+    lines = line_image(gray, LIGHT_LINES[calibration.board], config.kernel)
+    width, height = DIMENSIONS[calibration.board]
+    S = np.diag([scale, scale, 1.0])
+    Hm = S @ calibration.homography()
+    return max(0.0, _score(_dilate(lines), Hm, width, height))
+
+
+REFIT_BELOW = 0.2

@@ -55,6 +55,27 @@ class Calibration:
     colors: Optional[Dict[str, Tuple[float, ...]]] = None
     height_scale: float = 1.0
 
+    def homography(self):
+        """3x3 numpy homography from board coordinates (cells; a1's outer corner at (0, 0),
+        files along x, ranks along y) to image pixels."""
+        import cv2
+        import numpy as np
+        width, height = DIMENSIONS[self.board]
+        src = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+        return cv2.getPerspectiveTransform(src, np.array(self.corners, np.float32))
+
+    def cell_centres(self) -> Dict[str, Tuple[float, float]]:
+        """Image position of every cell's centre on the board plane."""
+        import numpy as np
+        from .board import cell_index, cell_names
+        Hm = self.homography()
+        out = {}
+        for name in cell_names(self.board):
+            f, r = cell_index(name)
+            p = Hm @ np.array([f + 0.5, r + 0.5, 1.0])
+            out[name] = (float(p[0] / p[2]), float(p[1] / p[2]))
+        return out
+
     def rotated(self, quarter_turns: int) -> "Calibration":
         """The same grid with a1 moved ``quarter_turns`` corners along (7x8: only even)."""
         if self.board == "7x8" and quarter_turns % 2:

@@ -1,0 +1,120 @@
+"""Board location benchmark: found rate, board side, corner accuracy and speed.
+
+Renders a seeded set of frames with :mod:`fenix_table.sim` spanning both board sides and
+every condition the generator knows (tilt, rotation, light, glare, blur, distortion,
+noise, JPEG, hands, stray stones), runs :func:`fenix_table.vision.locate.locate_board` on
+each from scratch, and prints the figures. ``measure(frames)`` is importable so
+``bench_vision.py`` can report the same numbers.
+
+    python benchmarks/bench_locate.py [--frames 300] [--size 1280x960] [--seed 1]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Dict, Iterable, List, Sequence, Tuple
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from fenix_table.errors import BoardNotFoundError  # noqa: E402
+from fenix_table.sim import random_placement, random_scene, render_frame  # noqa: E402
+from fenix_table.vision.board import start_placement  # noqa: E402
+from fenix_table.vision.locate import locate_board  # noqa: E402
+
+
+def make_frames(count: int, seed: int = 1, image_size: Tuple[int, int] = (1280, 960),
+                hand_share: float = 0.3):
+    """``count`` seeded (bgr, truth) pairs: boards alternate, a third at the start position."""
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        board = ("9x9", "7x8")[i % 2]
+        scene = random_scene(rng, board, image_size=image_size, hand=bool(rng.random() < hand_share))
+        placement = start_placement(board) if i % 3 == 0 else random_placement(rng, board)
+        yield render_frame(placement, board, scene, rng)
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray, oriented: bool) -> float:
+    """Mean distance between corners, over the board's symmetries unless ``oriented``."""
+    shifts = [0] if oriented else range(4)
+    return min(float(np.linalg.norm(np.roll(found, -k, axis=0) - truth, axis=1).mean()) for k in shifts)
+
+
+def measure(frames: Iterable[Tuple[np.ndarray, object]]) -> Dict[str, float]:
+    """Locate the board in every ``(bgr, truth)`` frame; return the figures as a dict.
+
+    Keys: frames, frames_no_hand, found_no_hand, found_hand (rates 0..1), wrong_side
+    (count), mean/max corner error in px (found frames, right side), start frames,
+    oriented_right, oriented_wrong (start-position frames), ms_mean, ms_max per frame.
+    """
+    stats = {"no_hand": [0, 0], "hand": [0, 0]}
+    wrong_side = 0
+    errors: List[float] = []
+    times: List[float] = []
+    start_frames = oriented_right = oriented_wrong = 0
+    for bgr, truth in frames:
+        key = "hand" if truth.hand else "no_hand"
+        stats[key][1] += 1
+        t0 = time.perf_counter()
+        try:
+            cal = locate_board(bgr)
+        except BoardNotFoundError:
+            cal = None
+        times.append(time.perf_counter() - t0)
+        is_start = truth.placement == start_placement(truth.board)
+        start_frames += is_start
+        if cal is None:
+            continue
+        if cal.board != truth.board:
+            wrong_side += 1
+            continue
+        stats[key][0] += 1
+        found = np.array(cal.corners)
+        errors.append(corner_error(found, truth.corners, False))
+        if is_start and cal.oriented:
+            if corner_error(found, truth.corners, True) < 10 * max(errors[-1], 1.0):
+                oriented_right += 1
+            else:
+                oriented_wrong += 1
+    rate = lambda k: stats[k][0] / stats[k][1] if stats[k][1] else float("nan")
+    return {
+        "frames": len(times), "frames_no_hand": stats["no_hand"][1], "frames_hand": stats["hand"][1],
+        "found_no_hand": rate("no_hand"), "found_hand": rate("hand"), "wrong_side": wrong_side,
+        "corner_error_mean": float(np.mean(errors)) if errors else float("nan"),
+        "corner_error_p95": float(np.percentile(errors, 95)) if errors else float("nan"),
+        "corner_error_max": float(np.max(errors)) if errors else float("nan"),
+        "start_frames": start_frames, "oriented_right": oriented_right, "oriented_wrong": oriented_wrong,
+        "ms_mean": 1000 * float(np.mean(times)), "ms_max": 1000 * float(np.max(times)),
+    }
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=300)
+    parser.add_argument("--size", default="1280x960")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(list(argv))
+    size = tuple(int(v) for v in args.size.split("x"))
+    try:
+        import cv2
+        cv2.setNumThreads(1)  # the budget is for one core
+    except ImportError:
+        pass
+    r = measure(make_frames(args.frames, args.seed, size))
+    print(f"frames: {r['frames']} at {args.size} (seed {args.seed}), {r['frames_hand']} with a hand")
+    print(f"board found without a hand: {100 * r['found_no_hand']:.1f}% of {r['frames_no_hand']}")
+    print(f"board found with a hand:    {100 * r['found_hand']:.1f}% of {r['frames_hand']}")
+    print(f"wrong board side: {r['wrong_side']}")
+    print(f"corner error: mean {r['corner_error_mean']:.2f} px, 95th percentile "
+          f"{r['corner_error_p95']:.2f} px, max {r['corner_error_max']:.2f} px")
+    print(f"orientation from start position: {r['oriented_right']} right, {r['oriented_wrong']} wrong "
+          f"of {r['start_frames']} start frames")
+    print(f"locate time per frame (one core): mean {r['ms_mean']:.0f} ms, max {r['ms_max']:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
