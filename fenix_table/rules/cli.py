@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from ..errors import FenixError, NotationError
+from ..errors import NotationError
 
 
 def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:

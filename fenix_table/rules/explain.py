@@ -187,12 +187,9 @@ def _explain_pair(position: Position, frm: int, to: int, legal: List[Move], rule
     board = position.board
     if frm == to:
         return Explanation("no_change", {})
-    early = None
     v = board[frm]
     if v == 0 or v * position.turn < 0:
-        early = _wrong_piece_or_phase(position, frm, legal)
-        if early:
-            return early
+        return _wrong_piece_or_phase(position, frm, legal)
     matching = [m for m in legal if m.frm == frm and m.to == to]
     if matching:
         move = _best(matching)

@@ -7,12 +7,12 @@ pieces that a bitboard pre-check shows can capture at all.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from ..errors import IllegalMoveError, NotationError
-from .geometry import Geometry, bits_of, geometry
+from .geometry import Geometry, bits_of
 from .options import OFFICIAL, Rules
-from .position import BLACK, RED, Position
+from .position import RED, Position
 
 _OPPOSITE = (2, 3, 0, 1, 6, 7, 4, 5)
 

@@ -4,7 +4,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fenix_table.rules import (OFFICIAL, STRIKE, Game, GameRecord, Position, Rules, format_fgn,
-                               legal_moves, parse_fgn, play)
+                               parse_fgn, play)
 from fenix_table.rules.movegen import piece_chains
 from reference import reference_moves
 
