@@ -43,7 +43,7 @@ class LocateConfig:
     kernel: int = 9                  # top-hat size at work_size: wider than lines, narrower than stones
     max_lines: int = 120             # Hough lines kept per polarity
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
-    pairs_per_family: int = 4        # 1-D candidates kept per family and cell count
+    pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
     min_fit: float = 0.22            # grid_fit below this: no board
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
@@ -245,9 +245,10 @@ def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray,
     return result
 
 
-def _positions(family: np.ndarray, centre: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """Signed distance of each line from ``centre`` along the family's mean normal; lines
-    as (a, b, c) with a x + b y = c, normal pointing the same way for all."""
+def _positions(family: np.ndarray, centre: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Signed distance of each line from ``centre`` along the family's mean normal, the
+    lines as (a, b, c) with a x + b y = c (normals all pointing one way), and their votes;
+    sorted by distance."""
     theta = family[:, 1].copy()
     rho = family[:, 0].copy()
     ref = theta[0]
@@ -257,51 +258,64 @@ def _positions(family: np.ndarray, centre: np.ndarray) -> Tuple[np.ndarray, np.n
     abc = np.column_stack([np.cos(theta), np.sin(theta), rho])
     pos = rho - (centre[0] * abc[:, 0] + centre[1] * abc[:, 1])
     order = np.argsort(pos)
-    return pos[order], abc[order]
+    return pos[order], abc[order], family[order, 2]
 
 
-def _merge(pos: np.ndarray, abc: np.ndarray, tol: float) -> Tuple[np.ndarray, np.ndarray]:
-    keep_p, keep_l = [pos[0]], [abc[0]]
-    for p, l in zip(pos[1:], abc[1:]):
-        if p - keep_p[-1] < tol:
-            continue
-        keep_p.append(p)
-        keep_l.append(l)
-    return np.array(keep_p), np.array(keep_l)
+def _merge(pos: np.ndarray, abc: np.ndarray, votes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Collapse near-duplicate lines (a thick or slightly bent line gives several), keeping
+    the best-voted of each cluster. The tolerance follows the typical line spacing."""
+    def clusters(tol):
+        groups = [[0]]
+        for k in range(1, len(pos)):
+            if pos[k] - pos[groups[-1][-1]] < tol:
+                groups[-1].append(k)
+            else:
+                groups.append([k])
+        return groups
+    groups = clusters(5.0)
+    reps = np.array([pos[g].mean() for g in groups])
+    if len(reps) >= 3:
+        d = np.diff(reps)
+        spacing = float(np.median(d[d >= np.percentile(d, 40)]))
+        groups = clusters(max(5.0, 0.3 * spacing))
+    keep = [g[int(np.argmax(votes[g]))] for g in groups]
+    return pos[keep], abc[keep]
 
 
 def _pairs(pos: np.ndarray, cells: int, keep: int) -> List[Tuple[int, int, int, int]]:
     """Candidate (i, j, index_i, index_j): lines i and j are grid lines index_i < index_j of
-    ``cells + 1``; ranked by how well the lines between them fit even spacing."""
+    ``cells + 1``; ranked by how well the lines between them fit even spacing (stray lines
+    inside and lines where the margin should be count against)."""
     n = len(pos)
-    scored = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            for m in range(max(1, cells - 2), cells + 1):
-                s = (pos[j] - pos[i]) / m
-                if s < 4:
-                    continue
-                for o in range(0, cells - m + 1):
-                    k = np.arange(-o - 1, cells - o + 2)       # indices relative to line i
-                    pred = pos[i] + k * s
-                    d = np.abs(pos[:, None] - pred[None, :]) / s
-                    best = d.min(axis=0)
-                    inside = best[1:-1]
-                    hit = (inside < 0.3).sum()
-                    beyond = (best[0] < 0.3) + (best[-1] < 0.3)
-                    # lines in the span that match no grid line
-                    lo, hi = pred[1] - 0.3 * s, pred[-2] + 0.3 * s
-                    between = pos[(pos > lo) & (pos < hi)]
-                    stray = len(between) - hit
-                    score = hit - 0.7 * stray - 1.5 * beyond
-                    scored.append((score, m, i, j, o, o + m))
-    scored.sort(key=lambda t: (-t[0], -t[1]))
-    out, seen = [], set()
-    for score, m, i, j, oi, oj in scored:
-        key = (i, j, oi)
-        if key in seen:
+    if n < 2:
+        return []
+    ii, jj = np.triu_indices(n, 1)
+    rows = []
+    for m in range(max(1, cells - 2), cells + 1):
+        s = (pos[jj] - pos[ii]) / m
+        ok = s >= 4
+        if not ok.any():
             continue
-        seen.add(key)
+        i_, j_, s_ = ii[ok], jj[ok], s[ok]
+        for o in range(0, cells - m + 1):
+            k = np.arange(-o - 1, cells - o + 2)                     # indices relative to line i
+            pred = pos[i_][:, None] + k[None, :] * s_[:, None]       # pairs x (cells + 3)
+            d = np.abs(pos[None, None, :] - pred[:, :, None]) / s_[:, None, None]
+            best = d.min(axis=2)
+            hit = (best[:, 1:-1] < 0.3).sum(axis=1)
+            beyond = (best[:, 0] < 0.3).astype(int) + (best[:, -1] < 0.3)
+            lo = pred[:, 1] - 0.3 * s_
+            hi = pred[:, -2] + 0.3 * s_
+            between = ((pos[None, :] > lo[:, None]) & (pos[None, :] < hi[:, None])).sum(axis=1)
+            score = hit - 0.4 * (between - hit) - 1.5 * beyond
+            for t in range(len(i_)):
+                rows.append((float(score[t]), m, int(i_[t]), int(j_[t]), o, o + m))
+    rows.sort(key=lambda t: (-t[0], -t[1]))
+    out, seen = [], set()
+    for score, m, i, j, oi, oj in rows:
+        if (i, j, oi) in seen:
+            continue
+        seen.add((i, j, oi))
         out.append((i, j, oi, oj))
         if len(out) >= keep:
             break
@@ -323,10 +337,8 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
     for fam_a, fam_b in _families(hough, config):
-        pa, la = _positions(fam_a, centre)
-        pb, lb = _positions(fam_b, centre)
-        pa, la = _merge(pa, la, 6.0)
-        pb, lb = _merge(pb, lb, 6.0)
+        pa, la = _merge(*_positions(fam_a, centre))
+        pb, lb = _merge(*_positions(fam_b, centre))
         for na, nb in assignments:
             for ia, ja, oia, oja in _pairs(pa, na, config.pairs_per_family):
                 for ib, jb, oib, ojb in _pairs(pb, nb, config.pairs_per_family):
@@ -343,46 +355,54 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
 # Refinement
 
 
-def _refine(lines: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
-            rounds: int = 2) -> np.ndarray:
-    """Snap every predicted grid line to the line image and refit the homography."""
-    h, w = lines.shape
+def _fit_lines(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: int) -> Dict[int, np.ndarray]:
+    """Snap the ``n + 1`` predicted lines of one family to the ridges of ``smooth``; return
+    the refitted image lines as (a, b, c) with a x + b y = c, by line index."""
+    t = np.arange(0.1, span, 0.1)
+    offsets = np.arange(-12, 13) * 0.02                         # +-0.24 cell across the line
+    idx = np.arange(n + 1)
+    # board points: line i, position t along it, offset across it
+    shape = (n + 1, len(t), len(offsets))
+    across = np.broadcast_to(idx[:, None, None] + offsets[None, None, :], shape)
+    along = np.broadcast_to(t[None, :, None], shape)
+    pts = np.stack([across, along], -1) if fam == 0 else np.stack([along, across], -1)
+    img = _project(Hm, pts.reshape(-1, 2)).reshape(pts.shape)
+    vals, ok = _sample(smooth, img.reshape(-1, 2))
+    vals = vals.reshape(pts.shape[:3])
+    ok = ok.reshape(pts.shape[:3]).all(axis=2)
+    best = vals.argmax(axis=2)
+    peak = np.take_along_axis(vals, best[..., None], 2)[..., 0]
+    edge = (best == 0) | (best == len(offsets) - 1)
+    fitted = {}
+    if not ok.any():
+        return fitted
+    base = float(np.median(vals[ok]))
+    floor = base + 0.5 * (float(np.percentile(peak[ok], 90)) - base)
+    good = ok & ~edge & (peak > floor) & (peak > 2.0)
+    for i in range(n + 1):
+        g = good[i]
+        if g.sum() < 6:
+            continue
+        p = img[i, np.arange(len(t)), best[i]][g].astype(np.float32)
+        vx, vy, x0, y0 = cv2.fitLine(p, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        fitted[i] = np.array([-vy, vx, -vy * x0 + vx * y0])
+    return fitted
+
+
+def _refine(lines: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2) -> np.ndarray:
+    """Snap every predicted grid line to the line image and refit the homography from the
+    refitted lines' intersections."""
     smooth = cv2.GaussianBlur(lines, (0, 0), 1.0)
     for _ in range(rounds):
-        fitted: Dict[Tuple[int, int], np.ndarray] = {}
-        for fam, (n, span) in enumerate(((na, nb), (nb, na))):
-            t = np.arange(0.1, span, 0.1)
-            for i in range(n + 1):
-                base = np.column_stack([np.full_like(t, i), t]) if fam == 0 else np.column_stack([t, np.full_like(t, i)])
-                step = np.array([0.02, 0]) if fam == 0 else np.array([0, 0.02])
-                offsets = np.arange(-12, 13)                 # +-0.24 cell across the line
-                pts = base[:, None, :] + offsets[None, :, None] * step[None, None, :]
-                img = _project(Hm, pts.reshape(-1, 2)).reshape(len(t), len(offsets), 2)
-                vals, ok = _sample(smooth, img.reshape(-1, 2))
-                vals = vals.reshape(len(t), len(offsets))
-                ok = ok.reshape(len(t), len(offsets)).all(axis=1)
-                best = vals.argmax(axis=1)
-                peak = vals[np.arange(len(t)), best]
-                edge = (best == 0) | (best == len(offsets) - 1)
-                if not ok.any():
-                    continue
-                floor = np.median(vals[ok]) + 0.5 * (np.percentile(peak[ok], 90) - np.median(vals[ok]))
-                good = ok & ~edge & (peak > floor) & (peak > 2.0)
-                if good.sum() < 6:
-                    continue
-                p = img[np.arange(len(t)), best][good].astype(np.float32)
-                vx, vy, x0, y0 = cv2.fitLine(p, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-                # as a x + b y = c
-                a, b = -vy, vx
-                fitted[(fam, i)] = np.array([a, b, a * x0 + b * y0])
+        fa = _fit_lines(smooth, Hm, na, nb, 0)
+        fb = _fit_lines(smooth, Hm, nb, na, 1)
         src, dst = [], []
-        for i in range(na + 1):
-            for j in range(nb + 1):
-                if (0, i) in fitted and (1, j) in fitted:
-                    p = _intersect(fitted[(0, i)], fitted[(1, j)])
-                    if p is not None:
-                        src.append((i, j))
-                        dst.append(p)
+        for i, la in fa.items():
+            for j, lb in fb.items():
+                p = _intersect(la, lb)
+                if p is not None:
+                    src.append((i, j))
+                    dst.append(p)
         if len(src) < 8:
             break
         new, _ = cv2.findHomography(np.array(src, np.float32), np.array(dst, np.float32), cv2.LMEDS)
@@ -392,24 +412,45 @@ def _refine(lines: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, n
     return Hm
 
 
+def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> float:
+    """Median brightness of the grid lines minus the board right beside them, measured at
+    the line crossings, where no stone reaches (a stone's rim stays ~0.2 cell away from
+    every crossing). Positive: light lines (the 9x9 face); negative: dark lines (7x8).
+    Between stones the bare board shows as a thin strip along each line, which the
+    opposite polarity's line image also picks up; the crossings tell the two apart."""
+    sm = cv2.GaussianBlur(gray, (0, 0), 0.7).astype(np.float32)
+    ii, jj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
+    cross = np.column_stack([ii.ravel(), jj.ravel()]).astype(float)
+    on_offsets = np.array([(0, 0), (0.07, 0), (-0.07, 0), (0, 0.07), (0, -0.07)])
+    off_offsets = np.array([(0.14, 0.14), (-0.14, 0.14), (0.14, -0.14), (-0.14, -0.14)])
+    def sample(offsets):
+        pts = (cross[:, None, :] + offsets[None]).reshape(-1, 2)
+        v, ok = _sample(sm, _project(Hm, pts))
+        v = np.where(ok, v, np.nan).reshape(len(cross), len(offsets))
+        return v
+    on, off = sample(on_offsets), sample(off_offsets)
+    with np.errstate(all="ignore"):
+        diff = np.nanmedian(on, axis=1) - np.nanmedian(off, axis=1)
+    diff = diff[np.isfinite(diff)]
+    return float(np.median(diff)) if len(diff) else 0.0
+
+
 # ---------------------------------------------------------------------------------------
 # Orientation
 
 
 def _cell_colours(lab: np.ndarray, Hm: np.ndarray, board: str) -> np.ndarray:
-    """Median Lab colour in a small disc at every cell centre (cell_names order)."""
-    names = cell_names(board)
+    """Median Lab colour of nine points around every cell centre (cell_names order);
+    NaN for cells outside the frame."""
     offs = np.array([(dx, dy) for dx in (-0.15, 0, 0.15) for dy in (-0.15, 0, 0.15)])
-    out = []
-    for name in names:
-        f, r = cell_index(name)
-        pts = _project(Hm, offs + (f + 0.5, r + 0.5))
-        vals = []
-        for ch in range(3):
-            v, ok = _sample(lab[..., ch], pts)
-            vals.append(np.median(v[ok]) if ok.any() else np.nan)
-        out.append(vals)
-    return np.array(out)
+    centres = np.array([(f + 0.5, r + 0.5) for f, r in map(cell_index, cell_names(board))])
+    pts = _project(Hm, (centres[:, None, :] + offs[None]).reshape(-1, 2))
+    out = np.empty((len(centres), 3))
+    for ch in range(3):
+        v, ok = _sample(lab[..., ch], pts)
+        v = np.where(ok, v, np.nan).reshape(len(centres), -1)
+        out[:, ch] = np.nanmedian(v, axis=1) if ok.any() else np.nan
+    return out
 
 
 def _camp_masks(board: str, turn: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -450,10 +491,13 @@ def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
     diff, turn, red, black = best
     if diff < config.orient_margin:
         return None
-    mid = (np.median(a[red]) + np.median(a[black])) / 2
+    red_a = float(np.median(a[red]))
+    mid = (red_a + np.median(a[black])) / 2
     empty = ~(red | black)
-    # The start position: every camp cell on its side of the divide, no red in the gap.
-    if (a[red] > mid).mean() < 0.9 or (a[black] < mid).mean() < 0.9 or (a[empty] < mid).mean() < 0.9:
+    # The start position: every camp cell on its side of the divide, and nothing in the
+    # gap as red as Red's stones (an empty warm board can still sit above the midpoint).
+    if ((a[red] > mid).mean() < 0.9 or (a[black] < mid).mean() < 0.9
+            or (a[empty] < red_a - 0.25 * diff).mean() < 0.9):
         return None
     return turn
 
@@ -524,10 +568,15 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
             scored.append((_score(dil, Hm, na, nb), Hm, na, nb))
         scored.sort(key=lambda t: -t[0])
         for s, Hm, na, nb in scored[:3]:
-            Hr = _refine(lines, dil, Hm, na, nb)
+            if s < 0.5 * config.min_fit:
+                break
+            Hr = _refine(lines, Hm, na, nb)
             sr = _score(dil, Hr, na, nb)
             if sr < s:
                 Hr, sr = Hm, s
+            # The face must show its own line polarity at the crossings.
+            if (line_polarity(gray, Hr, na, nb) > 0) != LIGHT_LINES[face]:
+                continue
             if best is None or sr > best[0]:
                 best = (sr, face, Hr, na, nb)
     if best is None or best[0] < config.min_fit:
@@ -560,4 +609,4 @@ def grid_still_fits(calibration: Calibration, frame_bgr: np.ndarray, config: Loc
     return max(0.0, _score(_dilate(lines), Hm, width, height))
 
 
-REFIT_BELOW = 0.2
+REFIT_BELOW = 0.35

@@ -1,0 +1,93 @@
+"""Board location on generated frames: corners, board side, orientation, bumps."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fenix_table.errors import BoardNotFoundError
+from fenix_table.sim import random_placement, random_scene, render_frame
+from fenix_table.vision.board import start_placement
+from fenix_table.vision.locate import REFIT_BELOW, grid_still_fits, locate_board
+from fenix_table.vision.types import Calibration
+
+
+def corner_error(found, truth, any_turn=True):
+    found = np.asarray(found, float)
+    turns = range(4) if any_turn else [0]
+    return min(np.linalg.norm(np.roll(found, -k, axis=0) - truth, axis=1).max() for k in turns)
+
+
+def frame(board, seed, placement=None, hand=False, hard=False, size=(640, 480)):
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, board, image_size=size, hard=hard, hand=hand)
+    if placement is None:
+        placement = random_placement(rng, board)
+    return (*render_frame(placement, board, scene, rng), scene)
+
+
+@pytest.mark.parametrize("board,seed", [("9x9", 1), ("9x9", 2), ("7x8", 3), ("7x8", 4)])
+def test_start_position_gives_corners_side_and_orientation(board, seed):
+    bgr, truth, _ = frame(board, seed, start_placement(board), hard=True)
+    cal = locate_board(bgr)
+    assert cal.board == board
+    assert cal.oriented
+    # Oriented: a1 is Red's camp corner, so the corners match in order, not just as a set.
+    assert corner_error(cal.corners, truth.corners, any_turn=False) < 4.0
+
+
+@pytest.mark.parametrize("board,seed", [("9x9", 5), ("7x8", 6), ("9x9", 7), ("7x8", 8)])
+def test_mid_game_board_is_found_but_not_oriented(board, seed):
+    bgr, truth, _ = frame(board, seed, hard=True)
+    cal = locate_board(bgr)
+    assert cal.board == board
+    assert not cal.oriented
+    assert corner_error(cal.corners, truth.corners) < 4.0
+    assert cal.image_size == (640, 480)
+
+
+@pytest.mark.parametrize("board,seed", [("9x9", 9), ("7x8", 10)])
+def test_board_is_found_under_a_hand(board, seed):
+    bgr, truth, _ = frame(board, seed, hand=True, hard=True)
+    assert truth.occluded_cells
+    cal = locate_board(bgr)
+    assert cal.board == board
+    assert corner_error(cal.corners, truth.corners) < 5.0
+
+
+def test_named_board_side_is_searched_only():
+    bgr, truth, _ = frame("7x8", 12)
+    assert locate_board(bgr, board="7x8").board == "7x8"
+    with pytest.raises(BoardNotFoundError):
+        locate_board(bgr, board="9x9")
+
+
+def test_large_frame():
+    bgr, truth, _ = frame("9x9", 13, size=(1280, 960))
+    cal = locate_board(bgr)
+    assert cal.image_size == (1280, 960)
+    assert corner_error(cal.corners, truth.corners) < 6.0
+
+
+def test_no_board_raises():
+    rng = np.random.default_rng(0)
+    table = (rng.normal(120, 20, (480, 640, 3))).clip(0, 255).astype(np.uint8)
+    with pytest.raises(BoardNotFoundError):
+        locate_board(table)
+    with pytest.raises(BoardNotFoundError):
+        locate_board(np.zeros((480, 640), np.uint8))
+
+
+def test_a_bumped_camera_is_noticed():
+    board = "9x9"
+    rng = np.random.default_rng(21)
+    scene = random_scene(rng, board, hard=False, hand=False)
+    placement = start_placement(board)
+    bgr, truth = render_frame(placement, board, scene, rng)
+    cal = Calibration(board, (640, 480), tuple(map(tuple, truth.corners)), oriented=True)
+    assert grid_still_fits(cal, bgr) > 0.4
+    arm = replace(scene, hand=True, hand_reach=3.0)
+    with_hand, _ = render_frame(placement, board, arm, rng)
+    assert grid_still_fits(cal, with_hand) > REFIT_BELOW
+    for bump in (replace(scene, yaw_deg=scene.yaw_deg + 4), replace(scene, offset=(0.6, 0.0))):
+        moved, _ = render_frame(placement, board, bump, rng)
+        assert grid_still_fits(cal, moved) < REFIT_BELOW
