@@ -99,12 +99,17 @@ class Calibration:
             corners = tuple(tuple(float(v) for v in c) for c in data["corners"])
             if len(corners) != 4 or any(len(c) != 2 for c in corners):
                 raise ValueError("corners must be four (x, y) pairs")
+            _check_quad(corners)
             colors = data.get("colors")
             return cls(board, tuple(int(v) for v in data["image_size"]), corners,
                        bool(data.get("oriented", False)),
                        {k: tuple(v) for k, v in colors.items()} if colors else None,
                        float(data.get("height_scale", 1.0)))
-        except (ValueError, KeyError, TypeError) as error:
+        except ConfigError as error:
+            raise ConfigError(f"bad calibration: {error}") from None
+        except KeyError as error:
+            raise ConfigError(f"bad calibration: missing field {error}") from None
+        except (ValueError, TypeError, AttributeError) as error:
             raise ConfigError(f"bad calibration: {error}") from None
 
     def save(self, path: str) -> None:
@@ -121,8 +126,30 @@ class Calibration:
 
     @classmethod
     def from_corners(cls, board: str, image_size, corners: Sequence[Sequence[float]]) -> "Calibration":
-        """Manual fallback: four image points, a1's corner first, going along rank 1."""
-        check_board(board)
-        if len(corners) != 4:
-            raise ConfigError("give exactly four corners")
-        return cls(board, tuple(image_size), tuple((float(x), float(y)) for x, y in corners), oriented=True)
+        """Manual fallback: four image points, a1's outer corner first, then along rank 1
+        and round the board. The user says where a1 is, so the result is oriented.
+
+        Raises ConfigError for an unknown board, a count other than four, or points that
+        do not form a convex quadrilateral (typically corners given out of order).
+        """
+        if board not in DIMENSIONS:
+            raise ConfigError(f"unknown board {board!r}: expected 9x9 or 7x8")
+        try:
+            points = tuple((float(x), float(y)) for x, y in corners)
+        except (TypeError, ValueError):
+            raise ConfigError("corners must be (x, y) number pairs") from None
+        if len(points) != 4:
+            raise ConfigError(f"give exactly four corners, not {len(points)}")
+        _check_quad(points)
+        return cls(board, tuple(int(v) for v in image_size), points, oriented=True)
+
+
+def _check_quad(points: Sequence[Tuple[float, float]]) -> None:
+    """Raise ConfigError unless the four points go round a convex quadrilateral."""
+    turns = []
+    for i in range(4):
+        (ax, ay), (bx, by), (cx, cy) = points[i], points[(i + 1) % 4], points[(i + 2) % 4]
+        turns.append((bx - ax) * (cy - by) - (by - ay) * (cx - bx))
+    if not (all(t > 0 for t in turns) or all(t < 0 for t in turns)):
+        raise ConfigError("the four corners do not go round a convex quadrilateral "
+                          "(give them in order: a1, end of rank 1, far corner, end of file a)")

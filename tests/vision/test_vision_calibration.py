@@ -1,0 +1,71 @@
+"""Calibration: JSON round trip, clear errors on bad files, manual corners, geometry."""
+import json
+
+import numpy as np
+import pytest
+
+from fenix_table.errors import ConfigError
+from fenix_table.sim import SceneParams, render_frame
+from fenix_table.vision.types import Calibration
+
+CORNERS = ((100.0, 400.0), (500.0, 410.0), (520.0, 40.0), (90.0, 60.0))
+
+
+def test_save_and_load_round_trip(tmp_path):
+    cal = Calibration("7x8", (640, 480), CORNERS, oriented=True,
+                      colors={"red": (40.0, 50.0, 200.0)}, height_scale=1.1)
+    path = tmp_path / "cal.json"
+    cal.save(str(path))
+    assert Calibration.load(str(path)) == cal
+
+
+@pytest.mark.parametrize("text,word", [
+    ("{not json", "bad calibration"),
+    (json.dumps({"board": "8x8", "image_size": [640, 480], "corners": CORNERS}), "8x8"),
+    (json.dumps({"board": "9x9", "image_size": [640, 480], "corners": CORNERS[:3]}), "four"),
+    (json.dumps({"board": "9x9", "corners": CORNERS}), "image_size"),
+    (json.dumps({"board": "9x9", "image_size": [640, 480],
+                 "corners": [CORNERS[0], CORNERS[2], CORNERS[1], CORNERS[3]]}), "convex"),
+    (json.dumps([1, 2]), "bad calibration"),
+])
+def test_bad_file_is_one_clear_config_error(tmp_path, text, word):
+    path = tmp_path / "cal.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=word):
+        Calibration.load(str(path))
+
+
+def test_missing_file_names_the_path(tmp_path):
+    with pytest.raises(ConfigError, match="nope.json"):
+        Calibration.load(str(tmp_path / "nope.json"))
+
+
+def test_manual_corners():
+    cal = Calibration.from_corners("9x9", (640, 480), CORNERS)
+    assert cal.oriented and cal.corners == CORNERS
+    with pytest.raises(ConfigError, match="four"):
+        Calibration.from_corners("9x9", (640, 480), CORNERS[:3])
+    with pytest.raises(ConfigError, match="10x10"):
+        Calibration.from_corners("10x10", (640, 480), CORNERS)
+
+
+def test_rotation_moves_a1_and_7x8_turns_only_by_halves():
+    cal = Calibration("9x9", (640, 480), CORNERS)
+    assert cal.rotated(1).corners[0] == CORNERS[1]
+    assert cal.rotated(4) == cal
+    assert Calibration("7x8", (640, 480), CORNERS).rotated(2).corners[0] == CORNERS[2]
+    with pytest.raises(ValueError):
+        Calibration("7x8", (640, 480), CORNERS).rotated(1)
+
+
+def test_homography_and_cell_centres_match_the_camera():
+    # Straight down without distortion the board plane maps exactly by a homography.
+    img, truth = render_frame({}, "7x8", SceneParams(camera_height=14.0, yaw_deg=33.0, tilt_deg=10.0),
+                              np.random.default_rng(0))
+    cal = Calibration("7x8", (640, 480), tuple(map(tuple, truth.corners)))
+    centres = cal.cell_centres()
+    for name, (x, y) in truth.cell_centres.items():
+        assert abs(centres[name][0] - x) < 1e-3 and abs(centres[name][1] - y) < 1e-3
+    H = cal.homography()
+    p = H @ np.array([7.0, 8.0, 1.0])
+    assert np.allclose(p[:2] / p[2], truth.corners[2], atol=1e-3)
