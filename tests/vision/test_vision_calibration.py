@@ -69,3 +69,32 @@ def test_homography_and_cell_centres_match_the_camera():
     H = cal.homography()
     p = H @ np.array([7.0, 8.0, 1.0])
     assert np.allclose(p[:2] / p[2], truth.corners[2], atol=1e-3)
+
+
+def _load_make_boards():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "calibration", "make_boards.py")
+    spec = importlib.util.spec_from_file_location("make_boards", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, os.path.dirname(path)
+
+
+@pytest.mark.parametrize("face,files,ranks", [("9x9", 9, 9), ("7x8", 7, 8)])
+def test_printable_boards_are_exact_size_and_committed(face, files, ranks):
+    import os
+    import xml.etree.ElementTree as ET
+    make_boards, folder = _load_make_boards()
+    for cell in (25, 30):
+        text = make_boards.board_svg(face, float(cell))
+        with open(os.path.join(folder, f"fenix-{face}-{cell}mm.svg"), encoding="utf-8") as fh:
+            assert fh.read() == text, "committed SVG is stale: rerun calibration/make_boards.py"
+        root = ET.fromstring(text)
+        width_mm = float(root.get("width").removesuffix("mm"))
+        assert root.get("viewBox").split()[2] == f"{width_mm:g}"          # 1 user unit = 1 mm
+        lines = root.findall(".//{http://www.w3.org/2000/svg}line")[:files + ranks + 2]
+        xs = sorted(float(l.get("x1")) for l in lines if l.get("x1") == l.get("x2"))
+        ys = sorted(float(l.get("y1")) for l in lines if l.get("y1") == l.get("y2"))
+        assert len(xs) == files + 1 and len(ys) == ranks + 1
+        assert np.allclose(np.diff(xs), cell) and np.allclose(np.diff(ys), cell)
