@@ -1,0 +1,243 @@
+"""Touch, mouse and keyboard: what the players can ask of the table.
+
+:class:`UiState` is the display's own state (language, rotation, open dialog, review
+step, corners clicked while calibrating); the game itself stays with the referee.
+:func:`handle` turns one pygame event into :class:`Action` s for the main loop, which
+calls the referee; nothing here changes the game.
+
+Keys: N new game, U undo, D offer/accept draw, X decline draw, R resign, C calibrate,
+V review, I camera inset, L language, O rotate, Esc/Q close or quit, arrows in review.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+import pygame
+
+from .i18n import LANGUAGES
+from .layout import Layout
+
+
+@dataclass(frozen=True)
+class Action:
+    """A request for the main loop: ``name`` plus plain arguments.
+
+    Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
+    ``resign`` (side), ``calibrate_auto``, ``calibrate_corners`` (corners: four image
+    points, a1's corner first, along rank 1), ``quit``.
+    """
+
+    name: str
+    args: Tuple[Tuple[str, object], ...] = ()
+
+    def arg(self, key: str, default: object = None) -> object:
+        return dict(self.args).get(key, default)
+
+
+@dataclass
+class NewGameChoice:
+    size: str = "9x9"
+    preset: str = "official"
+    mode: str = "referee"
+
+
+@dataclass
+class UiState:
+    """What the screen itself remembers. ``dialog``: None, "new_game", "resign",
+    "calibrate" or "review"."""
+
+    language: str = "en"
+    rotation: int = 0
+    show_camera: bool = True
+    show_clocks: bool = False
+    dialog: Optional[str] = None
+    choice: NewGameChoice = field(default_factory=NewGameChoice)
+    review_ply: int = 0
+    corners: List[Tuple[float, float]] = field(default_factory=list)
+    dirty: bool = True
+
+    def next_language(self) -> None:
+        self.language = LANGUAGES[(LANGUAGES.index(self.language) + 1) % len(LANGUAGES)]
+
+
+# Option rows of the new-game dialog: (field, choices).
+NEW_GAME_ROWS = (("size", ("9x9", "7x8")), ("preset", ("official", "strike")),
+                 ("mode", ("referee", "casual")))
+
+KEYS = {
+    pygame.K_n: "new_game", pygame.K_u: "undo", pygame.K_d: "draw", pygame.K_x: "decline_draw",
+    pygame.K_r: "resign", pygame.K_c: "calibrate", pygame.K_v: "review",
+    pygame.K_i: "camera", pygame.K_l: "language", pygame.K_o: "rotate",
+}
+
+
+def dialog_rects(layout: Layout, ui: UiState) -> dict:
+    """Hit areas of the open dialog, keyed ``"size:7x8"``, ``"start"``, ``"side:red"``..."""
+    s = layout.scale
+    box = pygame.Rect(0, 0, round(560 * s), round(330 * s))
+    box.center = (layout.width // 2, layout.height // 2)
+    h = round(52 * s)
+    gap = round(10 * s)
+    rects = {"box": box}
+    if ui.dialog == "new_game":
+        label_w = round(150 * s)
+        for i, (name, choices) in enumerate(NEW_GAME_ROWS):
+            y = box.y + round(20 * s) + i * (h + gap)
+            rects[f"label:{name}"] = pygame.Rect(box.x + gap, y, label_w, h)
+            w = (box.w - label_w - 3 * gap - (len(choices) - 1) * gap) // len(choices)
+            for j, value in enumerate(choices):
+                rects[f"{name}:{value}"] = pygame.Rect(box.x + label_w + 2 * gap + j * (w + gap), y, w, h)
+        y = box.bottom - h - round(16 * s)
+        w = (box.w - 3 * gap) // 2
+        rects["start"] = pygame.Rect(box.x + gap, y, w, h)
+        rects["cancel"] = pygame.Rect(box.x + 2 * gap + w, y, w, h)
+    elif ui.dialog == "resign":
+        y = box.y + round(110 * s)
+        w = (box.w - 4 * gap) // 3
+        for j, name in enumerate(("side:red", "side:black", "cancel")):
+            rects[name] = pygame.Rect(box.x + gap + j * (w + gap), y, w, h * 2)
+    elif ui.dialog in ("review", "calibrate"):
+        # Step buttons replace the panel's button rows.
+        area = layout.button_area
+        names = ("first", "back", "forward", "close") if ui.dialog == "review" else \
+            ("auto", "reset", "close")
+        w = (area.w - (len(names) - 1) * gap) // len(names)
+        for j, name in enumerate(names):
+            rects[name] = pygame.Rect(area.x + j * (w + gap), area.y, w, area.h)
+    return rects
+
+
+def calibration_view(layout: Layout, image_size: Tuple[int, int]) -> pygame.Rect:
+    """Where the camera picture goes while the corners are clicked (aspect kept)."""
+    iw, ih = image_size
+    area = layout.board
+    k = min(area.w / iw, area.h / ih)
+    rect = pygame.Rect(0, 0, int(iw * k), int(ih * k))
+    rect.center = area.center
+    return rect
+
+
+def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
+           draw_offered: bool = False, history_len: int = 1,
+           image_size: Optional[Tuple[int, int]] = None) -> List[Action]:
+    """One pygame event -> actions. Updates ``ui`` in place (sets ``ui.dirty``)."""
+    if event.type == pygame.QUIT:
+        return [Action("quit")]
+    if event.type == pygame.KEYDOWN:
+        return _key(event.key, ui, side_to_move, draw_offered, history_len)
+    if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
+        return _press(event.pos, ui, layout, side_to_move, draw_offered, history_len, image_size)
+    if event.type == pygame.FINGERDOWN:
+        pos = (int(event.x * layout.width), int(event.y * layout.height))
+        return _press(pos, ui, layout, side_to_move, draw_offered, history_len, image_size)
+    return []
+
+
+def _key(key, ui, side_to_move, draw_offered, history_len) -> List[Action]:
+    if ui.dialog == "review" and key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_HOME, pygame.K_END):
+        step = {pygame.K_LEFT: -1, pygame.K_RIGHT: 1, pygame.K_HOME: -10 ** 6, pygame.K_END: 10 ** 6}[key]
+        ui.review_ply = max(0, min(history_len - 1, ui.review_ply + step))
+        ui.dirty = True
+        return []
+    if key in (pygame.K_ESCAPE, pygame.K_q):
+        if ui.dialog:
+            ui.dialog, ui.corners, ui.dirty = None, [], True
+            return []
+        return [Action("quit")]
+    if ui.dialog == "new_game" and key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+        return _button("start", ui, side_to_move, draw_offered, history_len)
+    name = KEYS.get(key)
+    return _button(name, ui, side_to_move, draw_offered, history_len) if name else []
+
+
+def _button(name, ui: UiState, side_to_move, draw_offered, history_len) -> List[Action]:
+    ui.dirty = True
+    if name == "new_game":
+        ui.dialog = "new_game"
+    elif name == "start":
+        ui.dialog = None
+        c = ui.choice
+        return [Action("new_game", (("size", c.size), ("preset", c.preset), ("mode", c.mode)))]
+    elif name == "undo":
+        return [Action("undo")]
+    elif name == "draw":
+        return [Action("accept_draw" if draw_offered else "offer_draw", (("side", side_to_move),))]
+    elif name == "decline_draw":
+        return [Action("decline_draw")] if draw_offered else []
+    elif name == "resign":
+        if draw_offered:
+            return [Action("decline_draw")]
+        ui.dialog = "resign"
+    elif name == "calibrate":
+        ui.dialog, ui.corners = "calibrate", []
+    elif name == "review":
+        ui.dialog, ui.review_ply = "review", max(0, history_len - 1)
+    elif name == "camera":
+        ui.show_camera = not ui.show_camera
+    elif name == "language":
+        ui.next_language()
+    elif name == "rotate":
+        ui.rotation = (ui.rotation + 1) % 4
+    elif name == "quit":
+        return [Action("quit")]
+    return []
+
+
+def _press(pos, ui: UiState, layout: Layout, side_to_move, draw_offered, history_len,
+           image_size) -> List[Action]:
+    for name, rect in layout.corner_buttons.items():
+        if rect.collidepoint(pos):
+            return _button(name, ui, side_to_move, draw_offered, history_len)
+    if ui.dialog is None:
+        for name, rect in layout.buttons.items():
+            if rect.collidepoint(pos):
+                return _button(name, ui, side_to_move, draw_offered, history_len)
+        return []
+    rects = dialog_rects(layout, ui)
+    hit = next((k for k, r in rects.items() if k != "box" and not k.startswith("label:")
+                and r.collidepoint(pos)), None)
+    ui.dirty = True
+    if ui.dialog == "new_game":
+        if hit and ":" in hit:
+            key, value = hit.split(":", 1)
+            setattr(ui.choice, key, value)
+        elif hit == "start":
+            return _button("start", ui, side_to_move, draw_offered, history_len)
+        elif hit == "cancel":
+            ui.dialog = None
+    elif ui.dialog == "resign":
+        if hit and hit.startswith("side:"):
+            ui.dialog = None
+            return [Action("resign", (("side", hit[5:]),))]
+        if hit == "cancel":
+            ui.dialog = None
+    elif ui.dialog == "review":
+        last = max(0, history_len - 1)
+        if hit == "first":
+            ui.review_ply = 0
+        elif hit == "back":
+            ui.review_ply = max(0, ui.review_ply - 1)
+        elif hit == "forward":
+            ui.review_ply = min(last, ui.review_ply + 1)
+        elif hit == "close":
+            ui.dialog = None
+    elif ui.dialog == "calibrate":
+        if hit == "auto":
+            ui.dialog, ui.corners = None, []
+            return [Action("calibrate_auto")]
+        if hit == "reset":
+            ui.corners = []
+        elif hit == "close":
+            ui.dialog, ui.corners = None, []
+        elif image_size is not None:
+            view = calibration_view(layout, image_size)
+            if view.collidepoint(pos):
+                k = image_size[0] / view.w
+                ui.corners.append(((pos[0] - view.x) * k, (pos[1] - view.y) * k))
+                if len(ui.corners) == 4:
+                    corners = tuple(ui.corners)
+                    ui.dialog, ui.corners = None, []
+                    return [Action("calibrate_corners", (("corners", corners),))]
+    return []
+

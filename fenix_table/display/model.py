@@ -1,0 +1,317 @@
+"""What the table shows, folded from the referee's events.
+
+The display reads state, never owns it: :class:`TableModel` is rebuilt from the events the
+referee emits (plus the camera's state) and holds nothing the referee does not know. The
+renderer asks it "which placement, which marks, which sentence"; it imports no pygame.
+
+>>> from fenix_table.referee.events import GameStarted
+>>> model = TableModel()
+>>> model.apply(GameStarted(fpn="7x8 1ssssss/2sssss/S2ssss/SS2sss/SSS2ss/SSSS2s/SSSSS2/SSSSSS1 r 00 - 0",
+...                         rules="official"))
+True
+>>> model.side, model.setup_left
+('red', 5)
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Dict, List, Optional, Tuple
+
+from fenix_table.referee import events as ev
+
+Placement = Dict[str, Tuple[str, int]]
+
+
+@lru_cache(maxsize=64)
+def _parsed(fpn: str):
+    from fenix_table.rules import Position
+    return Position.from_fpn(fpn)
+
+
+def placement_of(fpn: str) -> Placement:
+    """``{cell: (colour, height)}`` of an FPN line (parsed by the rules engine)."""
+    return dict(_parsed(fpn).stacks())
+
+
+def token_cells(token: str) -> Tuple[str, ...]:
+    """Start and landing cells of a move token: ``"c3xc5xe5"`` -> ``("c3", "c5", "e5")``."""
+    return tuple(token.replace("x", "-").split("-"))
+
+
+def cell_xy(cell: str) -> Tuple[int, int]:
+    """0-based (file, rank) of a cell name."""
+    return ord(cell[0]) - 97, int(cell[1:]) - 1
+
+
+def cell_name(f: int, r: int) -> str:
+    return f"{chr(97 + f)}{r + 1}"
+
+
+def segment_cells(a: str, b: str) -> Tuple[str, ...]:
+    """Cells strictly between ``a`` and ``b`` on their line (orthogonal or diagonal)."""
+    (fa, ra), (fb, rb) = cell_xy(a), cell_xy(b)
+    df, dr = fb - fa, rb - ra
+    steps = max(abs(df), abs(dr))
+    if steps < 2 or (df and dr and abs(df) != abs(dr)):
+        return ()
+    sf, sr = (df > 0) - (df < 0), (dr > 0) - (dr < 0)
+    return tuple(cell_name(fa + sf * i, ra + sr * i) for i in range(1, steps))
+
+
+def jumped_cells(token: str, placement: Placement) -> Tuple[str, ...]:
+    """The stacks a capture token jumps, read off the placement before the move.
+
+    Jumped stacks stay on the board for the whole chain, so on each leg the one occupied
+    cell between two landing cells is the jumped stack (the start cell counts as empty).
+    """
+    cells = token_cells(token)
+    if "x" not in token:
+        return ()
+    start = cells[0]
+    out = []
+    for a, b in zip(cells, cells[1:]):
+        for c in segment_cells(a, b):
+            if c != start and c in placement:
+                out.append(c)
+                break
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class CapturePlan:
+    """One compulsory capture to highlight: the whole path and the stacks it jumps."""
+
+    token: str
+    path: Tuple[str, ...]
+    jumped: Tuple[str, ...]
+
+
+@dataclass
+class Clocks:
+    """Thinking time per side, switched by TurnStarted (shown when enabled in the config)."""
+
+    red: float = 0.0
+    black: float = 0.0
+    running: Optional[str] = None
+    since: float = 0.0
+
+    def switch(self, side: Optional[str], now: float) -> None:
+        if self.running:
+            setattr(self, self.running, getattr(self, self.running) + now - self.since)
+        self.running, self.since = side, now
+
+    def reading(self, side: str, now: float) -> float:
+        spent = getattr(self, side)
+        if self.running == side:
+            spent += now - self.since
+        return spent
+
+
+def format_clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+        else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+@dataclass
+class TableModel:
+    """The referee's view of the game, as the display needs it.
+
+    Feed it every event with :meth:`apply` (it returns True when something visible changed).
+    ``now`` is injectable so clocks are testable.
+    """
+
+    now: Callable[[], float] = time.monotonic
+    fpn: Optional[str] = None
+    size: str = "9x9"
+    rules: str = "official"
+    game_id: Optional[int] = None
+    side: str = "red"
+    duty: str = "-"
+    setup_left: int = 5
+    moves: List[str] = field(default_factory=list)
+    history: List[str] = field(default_factory=list)   # FPN before move 1, after each move
+    capture: Tuple[CapturePlan, ...] = ()
+    capture_side: Optional[str] = None
+    pending: Optional[ev.RemoveCaptured] = None
+    violation: Optional[ev.Violation] = None
+    out_of_sync: Optional[ev.OutOfSync] = None
+    notice: Optional[ev.Notice] = None
+    notice_at: float = 0.0
+    view: ev.BoardView = field(default_factory=lambda: ev.BoardView(board_found=True, hand=False))
+    draw_offer: Optional[str] = None
+    game_over: Optional[ev.GameOver] = None
+    clocks: Clocks = field(default_factory=Clocks)
+    events_seen: int = 0
+
+    # -- folding --------------------------------------------------------------------
+    def apply(self, event: ev.Event) -> bool:
+        """Fold one event in. Returns whether the picture changed."""
+        self.events_seen += 1
+        handler = getattr(self, "_on_" + event.kind, None)
+        if handler is None:
+            return False
+        result = handler(event)
+        return True if result is None else result
+
+    def apply_all(self, events) -> bool:
+        changed = False
+        for event in events:
+            changed = self.apply(event) or changed
+        return changed
+
+    def _on_game_started(self, e: ev.GameStarted) -> None:
+        position = _parsed(e.fpn)
+        self.fpn, self.size, self.rules, self.game_id = e.fpn, position.size, e.rules, e.game_id
+        self.side, self.duty = position.side, position.duty
+        self.setup_left = position.setup_moves_left() if position.in_setup else 0
+        self.moves, self.history = [], [e.fpn]
+        self.capture, self.capture_side, self.pending = (), None, None
+        self.violation = self.out_of_sync = self.notice = None
+        self.draw_offer = self.game_over = None
+        self.clocks = Clocks()
+        self.clocks.switch(self.side, self.now())
+
+    def _on_turn_started(self, e: ev.TurnStarted) -> None:
+        self.fpn, self.side, self.duty, self.setup_left = e.fpn, e.side, e.duty, e.setup_moves_left
+        self.capture, self.capture_side, self.pending = (), None, None
+        if self.game_over is None:
+            self.clocks.switch(e.side, self.now())
+
+    def _on_capture_required(self, e: ev.CaptureRequired) -> None:
+        before = placement_of(self.fpn) if self.fpn else {}
+        self.capture_side = e.side
+        self.capture = tuple(CapturePlan(m, token_cells(m), jumped_cells(m, before))
+                             for m in e.moves)
+
+    def _on_remove_captured(self, e: ev.RemoveCaptured) -> None:
+        self.pending = e
+
+    def _on_move_committed(self, e: ev.MoveCommitted) -> None:
+        if not self.history:
+            self.history = [e.fpn_before]
+        self.moves.append(e.move)
+        self.history.append(e.fpn_after)
+        self.fpn = e.fpn_after
+        self.pending, self.capture, self.capture_side = None, (), None
+        self.draw_offer = None
+
+    def _on_move_undone(self, e: ev.MoveUndone) -> None:
+        if self.moves and self.moves[-1] == e.move:
+            self.moves.pop()
+            self.history.pop()
+        self.fpn = e.fpn
+        position = _parsed(e.fpn)
+        self.side, self.duty = position.side, position.duty
+        self.setup_left = position.setup_moves_left() if position.in_setup else 0
+        self.pending, self.capture, self.violation, self.game_over = None, (), None, None
+
+    def _on_violation(self, e: ev.Violation) -> None:
+        self.violation = e
+
+    def _on_violation_cleared(self, e: ev.ViolationCleared) -> None:
+        self.violation = None
+
+    def _on_out_of_sync(self, e: ev.OutOfSync) -> None:
+        self.out_of_sync = e
+
+    def _on_in_sync(self, e: ev.InSync) -> None:
+        self.out_of_sync = None
+
+    def _on_notice(self, e: ev.Notice) -> None:
+        self.notice, self.notice_at = e, self.now()
+
+    def _on_board_view(self, e: ev.BoardView) -> bool:
+        changed = e != self.view
+        self.view = e
+        return changed
+
+    def _on_draw_offered(self, e: ev.DrawOffered) -> None:
+        self.draw_offer = e.side
+
+    def _on_game_over(self, e: ev.GameOver) -> None:
+        self.game_over = e
+        self.capture, self.pending, self.draw_offer = (), None, None
+        self.clocks.switch(None, self.now())
+
+    # -- UI-local decisions (the referee has no verb for these) ------------------------
+    def decline_draw(self) -> None:
+        self.draw_offer = None
+
+    # -- what to draw -----------------------------------------------------------------
+    @property
+    def started(self) -> bool:
+        return self.fpn is not None
+
+    @property
+    def last_move(self) -> Optional[str]:
+        return self.moves[-1] if self.moves else None
+
+    def shown_fpn(self) -> Optional[str]:
+        """The position the board picture shows: the one to restore while something is
+        wrong on the table, else the referee's current position."""
+        if self.violation is not None:
+            return self.violation.restore_to
+        if self.out_of_sync is not None:
+            return self.out_of_sync.expected_fpn
+        return self.fpn
+
+    def placement(self) -> Placement:
+        """Stacks to draw. While captured stones wait to be taken off, the capturing
+        piece is drawn on its landing cell and the jumped stacks are still there."""
+        fpn = self.shown_fpn()
+        if fpn is None:
+            return {}
+        stacks = placement_of(fpn)
+        if self.pending is not None and self.violation is None and self.out_of_sync is None:
+            path = token_cells(self.pending.move)
+            if path[0] in stacks:
+                stacks[path[-1]] = stacks.pop(path[0])
+        return stacks
+
+    def marked_cells(self) -> Tuple[str, ...]:
+        """Cells involved in what is wrong (violation or out of sync)."""
+        if self.violation is not None:
+            return self.violation.cells
+        if self.out_of_sync is not None:
+            return self.out_of_sync.cells
+        return ()
+
+    def notice_active(self, seconds: float = 8.0) -> Optional[ev.Notice]:
+        if self.notice is not None and self.now() - self.notice_at <= seconds:
+            return self.notice
+        return None
+
+    def game_over_params(self) -> Dict[str, object]:
+        """The parameters of the game-end sentence (``MESSAGES[reason]``): winner, loser,
+        the side left without a move, the plies of the no-capture limit."""
+        g = self.game_over
+        if g is None:
+            return {}
+        params: Dict[str, object] = {"side": self.side}
+        if g.winner in ("red", "black"):
+            params["winner"] = g.winner
+            params["loser"] = "black" if g.winner == "red" else "red"
+        if self.fpn:
+            params["plies"] = _parsed(self.fpn).clock
+        return params
+
+    def camera_problem(self) -> Optional[str]:
+        """``"camera_lost"``, ``"board_not_found"``, ``"hand"`` or None (most serious first)."""
+        if not self.view.camera_ok:
+            return "camera_lost"
+        if not self.view.board_found:
+            return "board_not_found"
+        if self.view.hand:
+            return "hand"
+        return None
+
+    def move_list(self) -> List[str]:
+        """Numbered move pairs: ``["1. b1-c1 h9-g9", "2. ..."]`` (Red moves first)."""
+        lines = []
+        for i in range(0, len(self.moves), 2):
+            pair = " ".join(self.moves[i:i + 2])
+            lines.append(f"{i // 2 + 1}. {pair}")
+        return lines
