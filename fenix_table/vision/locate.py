@@ -609,4 +609,4 @@ def grid_still_fits(calibration: Calibration, frame_bgr: np.ndarray, config: Loc
     return max(0.0, _score(_dilate(lines), Hm, width, height))
 
 
-REFIT_BELOW = 0.35
+REFIT_BELOW = 0.3

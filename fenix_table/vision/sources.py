@@ -120,8 +120,10 @@ class Picamera2Source(FrameSource):
 
     def read(self):
         try:
+            # The request holds a camera buffer: copy the frame out and hand it back at once.
             # picamera2 names formats after the little-endian word: "RGB888" is B, G, R bytes.
-            return self.camera.capture_array("main")
+            with self.camera.captured_request() as request:
+                return request.make_array("main")
         except Exception as error:
             raise CameraError(f"Pi camera failed: {error}") from None
 
