@@ -104,7 +104,7 @@ def record_of(store, game_id: int):
         tags["Start"] = info.start_fpn
     else:
         tags.pop("Start", None)
-    return GameRecord(tags=tags, moves=tokens, comments=comments, result=info.result)
+    return GameRecord(tags=tags, moves=tokens, comments=comments)
 
 
 def replay_record(record) -> Tuple[str, str, List[Tuple[str, str, bool]], List[Tuple[int, str]]]:

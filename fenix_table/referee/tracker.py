@@ -116,47 +116,109 @@ class Candidate:
         return tuple(sorted(self.placement.items()))
 
 
+class Candidates(list):
+    """The candidates a search found; ``complete`` is False when the search gave up at
+    its node budget (the list may then miss explanations and must not decide a move)."""
+
+    complete: bool = True
+
+
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
 def search(position, rules, reading: BoardReading, max_plies: int = 3,
-           tolerance: int = 0) -> List[Candidate]:
+           tolerance: int = 0, use_heights: bool = True, budget: int = 4000) -> Candidates:
     """Every candidate of up to ``max_plies`` plies whose placement differs from the
-    reading on at most ``tolerance`` known cells (the position itself included)."""
-    from ..rules import apply, legal_moves
+    reading on at most ``tolerance`` known cells (the position itself included).
 
-    found: List[Candidate] = []
-    base = position.stacks()
-    diff0 = reading.diff(base)
+    Pruning, all of it exact for the moves that matter: a ply starts from a cell where
+    the board still differs from the reading (or cannot be read); the last ply must
+    leave at most ``tolerance`` differing cells; during setup each ply changes two cells,
+    so a board needing more changes than the plies left can give is dropped; and with
+    ``use_heights`` a stacking move may not build a stack higher than the camera
+    confidently reads there (stacks never shrink in place). At most ``budget`` positions
+    are expanded; beyond it ``complete`` is False.
+    """
+    from ..rules import legal_moves, play
+
+    geo = position.geo
+    names = geo.names
+    code = {"empty": 0, "red": 1, "black": -1}
+    rc = [None if reading.colors.get(n) is None else code[reading.colors[n]] for n in names]
+    rh = [reading.heights.get(n) for n in names]
+    found = Candidates()
+
+    def bad(v: int, i: int) -> bool:
+        return rc[i] is not None and _sign(v) != rc[i]
+
+    def candidate(moves, after, standing=(), before=None) -> Candidate:
+        stacks = after.stacks()
+        for i in standing:
+            # Jumped stacks not yet taken off are still on the board.
+            stacks[names[i]] = before.piece_at(names[i])
+        mism = tuple(names[i] for i in range(geo.n) if bad(_value(stacks, names[i]), i))
+        return Candidate(tuple(moves), after, stacks, tuple(names[i] for i in standing), mism)
+
+    board0 = position.board
+    diff0 = {i for i in range(geo.n) if bad(board0[i], i)}
     if len(diff0) <= tolerance:
-        found.append(Candidate((), position, base, (), tuple(diff0)))
+        found.append(candidate((), position))
+    nodes = 0
 
-    def extend(pos, stacks: Placement, seq: Tuple, diff: List[str]) -> None:
-        if len(seq) >= max_plies or not diff:
+    def extend(pos, diff, seq) -> None:
+        nonlocal nodes
+        remaining = max_plies - len(seq)
+        if remaining <= 0 or not diff:
             return
-        differing = set(diff)
+        nodes += 1
+        if nodes > budget:
+            found.complete = False
+            return
+        board = pos.board
+        if pos.in_setup:
+            grown = sum(1 for i in range(geo.n) if rh[i] is not None and board[i] and
+                        rc[i] == _sign(board[i]) and rh[i] > abs(board[i]))
+            if len(diff) + grown > 2 * remaining + tolerance:
+                return
         for move in legal_moves(pos, rules):
-            ends = {move.path[0], move.path[-1], *move.captured}
-            if not ends & differing:
+            frm, to = move.frm, move.to
+            if frm not in diff and rc[frm] is not None:
                 continue
-            after = apply(pos, move, rules)
-            after_stacks = after.stacks()
-            after_diff = reading.diff(after_stacks)
-            plies = seq + (move,)
-            # After a capture, jumped stacks the camera still sees (or cannot see) count
-            # as standing: the capture is pending, so nothing is committed too early.
-            standing = [c for c in move.captured if reading.colors.get(c) != "empty"]
+            v = board[frm]
+            if move.stacking:
+                new_to = board[to] + _sign(board[to])
+                if use_heights and rh[to] is not None and rc[to] == _sign(new_to) and \
+                        abs(new_to) > rh[to]:
+                    continue
+            else:
+                new_to = v
+            changed = {frm: 0, to: new_to}
+            for j in move.jumped:
+                changed[j] = 0
+            after_diff = {i for i in diff if i not in changed}
+            after_diff.update(i for i, nv in changed.items() if bad(nv, i))
+            # Jumped stacks the camera still sees (or cannot see) are still standing:
+            # the capture is in progress, nothing is committed too early.
+            standing = tuple(j for j in move.jumped if rc[j] != 0)
+            shown_diff = after_diff - {j for j in standing
+                                       if rc[j] is None or rc[j] == _sign(board[j])}
             if not standing and len(after_diff) <= tolerance:
-                found.append(Candidate(plies, after, after_stacks, (), tuple(after_diff)))
-            if standing:
-                shown = dict(after_stacks)
-                for cell in standing:
-                    shown[cell] = stacks[cell]
-                shown_diff = reading.diff(shown)
-                if len(shown_diff) <= tolerance:
-                    found.append(Candidate(plies, after, shown, tuple(standing),
-                                           tuple(shown_diff)))
-            extend(after, after_stacks, plies, after_diff)
+                found.append(candidate(seq + (move,), play(pos, move)))
+            elif standing and len(shown_diff) <= tolerance:
+                found.append(candidate(seq + (move,), play(pos, move), standing, pos))
+            if remaining > 1 and after_diff:
+                extend(play(pos, move), after_diff, seq + (move,))
 
-    extend(position, base, (), diff0)
+    extend(position, diff0, ())
     return found
+
+
+def _value(stacks, cell) -> int:
+    piece = stacks.get(cell)
+    if piece is None:
+        return 0
+    return piece[1] if piece[0] == "red" else -piece[1]
 
 
 @dataclass
@@ -174,18 +236,36 @@ class Decision:
     candidate: Optional[Candidate] = None
     options: List[Candidate] = field(default_factory=list)
     height_warnings: Tuple[str, ...] = ()
+    routes: Tuple[Tuple[str, ...], ...] = ()
 
 
-def decide(candidates: List[Candidate], reading: BoardReading) -> Decision:
+def _same_result(cands: List[Candidate]) -> bool:
+    """True when the candidates differ only in a capture's route: the same pieces jumped,
+    the same landing cell, so every position along the way is the same."""
+    def trail(cand):
+        return tuple((m.path[0], m.path[-1], tuple(sorted(m.captured))) for m in cand.moves)
+    first = trail(cands[0])
+    return all(trail(c) == first and c.position.fpn() == cands[0].position.fpn()
+               and c.pending == cands[0].pending for c in cands[1:])
+
+
+def decide(candidates: List[Candidate], reading: BoardReading,
+           trust_heights: bool = True) -> Decision:
     """Pick the one explanation of a reading among exact candidates, or say why not.
 
     Fewer plies win (a board that still fits the position means nothing has happened
     yet, or the moved cells are not readable). A candidate whose landing cell has a
     confident height that contradicts it is out. Several different placements, or
-    several moves leading to the same placement, are ambiguous: the referee waits.
+    several moves leading to the same placement, are ambiguous: the referee waits. The
+    one exception are capture routes that jump the same pieces and end on the same cell:
+    the position is certain, the first route (by token) is taken and ``routes`` lists the
+    others. With ``trust_heights`` False contradicting heights only lower a candidate's
+    standing (and become warnings) instead of ruling it out. A search that gave up at its
+    budget never decides a move: it is "ambiguous" with the options it found.
     """
     if not candidates:
-        return Decision("none")
+        return Decision("none") if getattr(candidates, "complete", True) else \
+            Decision("ambiguous")
     fewest = min(len(c.moves) for c in candidates)
     if fewest == 0:
         unchanged = next(c for c in candidates if not c.moves)
@@ -194,7 +274,7 @@ def decide(candidates: List[Candidate], reading: BoardReading) -> Decision:
     viable = []
     for cand in candidates:
         conflicts = set(reading.height_conflicts(cand.placement))
-        if conflicts & cand.touched():
+        if trust_heights and conflicts & cand.touched():
             continue
         viable.append((len(cand.moves), cand, conflicts))
     if not viable:
@@ -203,6 +283,15 @@ def decide(candidates: List[Candidate], reading: BoardReading) -> Decision:
     best = [(cand, conflicts) for n, cand, conflicts in viable if n == fewest]
     least = min(len(conflicts) for _, conflicts in best)
     best = [(cand, conflicts) for cand, conflicts in best if len(conflicts) == least]
+    if not getattr(candidates, "complete", True):
+        return Decision("ambiguous", options=[cand for cand, _ in best])
+    if len(best) > 1 and _same_result([cand for cand, _ in best]):
+        # The board cannot show where a chain landed in between, and it does not matter
+        # for the game: commit the first route and name the others.
+        ordered = sorted(best, key=lambda item: item[0].tokens)
+        cand, conflicts = ordered[0]
+        return Decision("move", cand, height_warnings=tuple(sorted(conflicts)),
+                        routes=tuple(c.tokens for c, _ in ordered[1:]))
     if len(best) > 1:
         return Decision("ambiguous", options=[cand for cand, _ in best])
     cand, conflicts = best[0]

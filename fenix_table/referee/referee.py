@@ -1,0 +1,737 @@
+"""The referee: follows a game on the physical board and says what happened.
+
+:class:`Referee` holds the rules engine's :class:`~fenix_table.rules.Game` and turns each
+observation of the board into events (:mod:`.events`). It never decides cell by cell: it
+compares the whole board with everything legal play can produce (:mod:`.tracker`) and
+
+- commits a move (or up to three consecutive plies) when exactly one legal result fits;
+- says ``RemoveCaptured`` while a capture has landed but jumped stacks still stand;
+- waits (``MoveAmbiguous``) when several legal results fit equally well;
+- after the same unexplained board has been seen ``patience`` times, reports a
+  ``Violation`` (an attempted move the engine can name) or ``OutOfSync`` (no action
+  explains it), and leaves that state as soon as the board fits the position again or
+  the legal result of a move.
+
+Every committed move is written to the :class:`~fenix_table.record.store.GameStore`
+before the event announcing it is returned.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..errors import FenixError, IllegalMoveError, RecordError
+from ..rules import Game, Position, Rules, explain, legal_moves
+from . import events as ev
+from .tracker import BoardReading, Candidate, decide, read_board, search
+
+#: Explanation codes that name no attempted action: the board is out of sync instead.
+_NO_ACTION = ("stones_changed", "no_change", "legal")
+#: A "stones changed" board with more differing cells than this is out of sync, not a
+#: violation (the board was reset, knocked, or the camera lost the grid).
+_MAX_VIOLATION_CELLS = 4
+
+
+class Referee:
+    """Follows one game on the board.
+
+    ``start``: the position to begin from (default: the start position of ``board``);
+    ``rules``: a :class:`~fenix_table.rules.Rules` (default ``official``);
+    ``mode``: ``"referee"`` (violations block until fixed) or ``"casual"`` (players may
+    :meth:`play_on` from what is on the board); ``store``: a GameStore to record into
+    (None: nothing is recorded); ``game_id``: resume that stored, unfinished game.
+
+    ``min_confidence``: cell readings below it count as unknown; ``patience``: how many
+    observations in a row must show the same unexplained board before a violation or
+    out-of-sync state is declared (one misread frame never is); ``max_plies``: the most
+    consecutive plies reconstructed between two still boards.
+
+    >>> ref = Referee(board="7x8")
+    >>> [e.kind for e in ref.begin()]
+    ['game_started', 'turn_started']
+    """
+
+    def __init__(self, start: Optional[Position] = None, rules: Optional[Rules] = None,
+                 board: str = "9x9", mode: str = "referee", store=None,
+                 game_id: Optional[int] = None, tags: Optional[Dict[str, str]] = None,
+                 min_confidence: float = 0.5, patience: int = 2, max_plies: int = 3) -> None:
+        if mode not in ("referee", "casual"):
+            raise IllegalMoveError(f"mode {mode!r} is not referee or casual")
+        self.rules = rules if rules is not None else Rules.preset("official")
+        self.mode = mode
+        self.store = store
+        self.tags = dict(tags or {})
+        self.min_confidence = min_confidence
+        self.patience = max(1, patience)
+        self.max_plies = max(1, max_plies)
+        self.game_id = game_id
+        # (token, fpn_before, game before) per committed ply; the game is kept only for a
+        # played-on ply, which restarts the engine's game from the accepted position.
+        self._plies: List[Tuple[str, str, Optional[Game]]] = []
+        self._start_events: List[ev.Event] = []
+        if game_id is not None:
+            if store is None:
+                raise RecordError("resuming a game needs the game archive")
+            self.game = self._load(game_id)
+        else:
+            if start is None:
+                start = Position.start(board)
+            self.game = Game(start, self.rules)
+        self.pending: Optional[ev.Event] = None
+        self._state = "new"           # new, checking, play, violation, out_of_sync, over
+        self._masked: Dict[str, str] = {}   # cell -> colour players confirmed as a misread
+        self._view: Optional[Tuple] = None
+        self._last_reading: Optional[BoardReading] = None
+        self._unfit_key: Optional[Tuple] = None
+        self._unfit_count = 0
+        self._said: Dict[str, object] = {}  # what was last announced, to avoid repeating
+        self._undone: Optional[str] = None
+        self._draw_offer: Optional[str] = None
+        self._jpeg: Optional[bytes] = None
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def position(self) -> Position:
+        return self.game.position
+
+    @property
+    def state(self) -> str:
+        """``new`` (before :meth:`begin`), ``checking`` (waiting for the board to show the
+        position), ``play``, ``violation``, ``out_of_sync`` or ``over``."""
+        return self._state
+
+    @property
+    def moves(self) -> List[str]:
+        """Every committed ply's token (a played-on ply shows the attempted move)."""
+        return [token for token, _, _ in self._plies]
+
+    # -- starting ---------------------------------------------------------------------
+    def _load(self, game_id: int) -> Game:
+        """Rebuild a stored game; RecordError when it is finished or does not replay."""
+        info = self.store.game(game_id)
+        if info.result != "*":
+            raise RecordError(f"game {game_id} is finished ({info.result}); nothing to resume")
+        try:
+            self.rules = Rules.from_description(info.rules)
+            game = Game(Position.from_fpn(info.start_fpn), self.rules)
+        except FenixError as error:
+            raise RecordError(f"game {game_id}: {error}") from None
+        self.mode = info.mode if info.mode in ("referee", "casual") else self.mode
+        self.tags = dict(info.tags)
+        self._start_events.append(ev.GameStarted(fpn=info.start_fpn, rules=info.rules,
+                                                 game_id=game_id))
+        for stored in self.store.moves(game_id):
+            before = game.position
+            try:
+                if stored.played_on:
+                    previous = game
+                    game = Game(Position.from_fpn(stored.fpn_after), self.rules)
+                    self._plies.append((stored.token, before.fpn(), previous))
+                else:
+                    move = game.push(stored.token)
+                    if game.position.fpn() != stored.fpn_after:
+                        raise RecordError(f"stored position {stored.fpn_after!r} differs "
+                                          f"from the replay {game.position.fpn()!r}")
+                    self._plies.append((move.token, before.fpn(), None))
+            except FenixError as error:
+                raise RecordError(f"game {game_id}, ply {stored.ply} ({stored.token}): "
+                                  f"{error}") from None
+            self._start_events.append(ev.MoveCommitted(
+                move=stored.token, side=before.side, ply=stored.ply, fpn_before=before.fpn(),
+                fpn_after=stored.fpn_after, frame=stored.frame))
+        return game
+
+    def begin(self) -> List[ev.Event]:
+        """Start (or resume) the game: ``GameStarted`` (and the recorded moves when
+        resuming), then the first turn's events. The board is then checked against the
+        position before any move is taken from it."""
+        if self._state != "new":
+            raise IllegalMoveError("the game has already begun")
+        events: List[ev.Event] = []
+        if self._start_events:
+            events.extend(self._start_events)
+        else:
+            if self.store is not None:
+                self.game_id = self.store.new_game(self.game.start.fpn(), self.rules, self.tags,
+                                                   self.mode)
+            events.append(ev.GameStarted(fpn=self.game.start.fpn(), rules=self.rules.describe(),
+                                         game_id=self.game_id))
+        self._state = "checking"
+        events.extend(self._turn_events(None))
+        return events
+
+    # -- observing --------------------------------------------------------------------
+    def observe(self, observation, jpeg: Optional[bytes] = None) -> List[ev.Event]:
+        """Take one (stable) observation; returns the events it causes.
+
+        ``jpeg``: the camera frame, kept with a move committed from this observation.
+        Observations with a hand over the board or without the board only update the
+        camera state (``BoardView``); nothing is read from them.
+        """
+        if self._state == "new":
+            raise IllegalMoveError("call begin() before observe()")
+        frame = getattr(observation, "frame_index", None)
+        events: List[ev.Event] = []
+        view = (bool(observation.board_found), bool(observation.hand),
+                tuple(sorted(observation.occluded_cells)))
+        if view != self._view:
+            self._view = view
+            events.append(ev.BoardView(board_found=view[0], hand=view[1], occluded_cells=view[2],
+                                       frame=frame))
+        if self._state == "over" or not observation.board_found or observation.hand:
+            return events
+        if observation.board != self.position.size:
+            events += self._say("board", ev.Notice(
+                code="wrong_board", cells=(), frame=frame,
+                message=f"the camera sees a {observation.board} board, the game is on "
+                        f"{self.position.size}"))
+            return events
+        self._expire_masks(observation)
+        reading = read_board(observation, self.position.cells, self.min_confidence, self._masked)
+        self._last_reading = reading
+        self._jpeg = jpeg
+        events += self._interpret(reading, observation, frame)
+        return events
+
+    def _expire_masks(self, observation) -> None:
+        """A confirmed misread stops being masked once the camera reads that cell differently."""
+        for cell, color in list(self._masked.items()):
+            seen = observation.cells.get(cell)
+            if seen is not None and seen.color != color and \
+                    seen.color_confidence >= self.min_confidence and \
+                    cell not in observation.occluded_cells:
+                del self._masked[cell]
+
+    def _interpret(self, reading: BoardReading, observation, frame) -> List[ev.Event]:
+        position = self.position
+        events: List[ev.Event] = []
+        decision = decide(search(position, self.rules, reading, self.max_plies), reading)
+        if decision.kind == "none":
+            # Heights the camera reads with confidence can still be wrong: one ply that
+            # fits every colour is taken, with a warning about the heights.
+            fallback = decide(search(position, self.rules, reading, 1, use_heights=False),
+                              reading, trust_heights=False)
+            if fallback.kind in ("move", "ambiguous"):
+                decision = fallback
+        if decision.kind == "move" and self._undone is not None and \
+                decision.candidate.tokens[:1] == (self._undone,):
+            return events  # the board still shows the move just taken back
+        if decision.kind == "unchanged":
+            self._unfit_key, self._unfit_count = None, 0
+            self._undone = None
+            events += self._resolved("restored", frame)
+            if isinstance(self.pending, ev.RemoveCaptured):
+                # The capturing piece went back: the turn starts over.
+                self.pending = None
+                self._said.pop("remove", None)
+                events += self._turn_events(frame, announce_turn=False)
+            if decision.height_warnings:
+                events += self._height_notice(decision.height_warnings, frame)
+            return events
+        if self._state == "checking" and decision.kind != "none":
+            # Before play (re)starts the board must show the position itself.
+            decision.kind = "none"
+        if decision.kind == "move":
+            self._unfit_key, self._unfit_count = None, 0
+            events += self._take(decision.candidate, decision.height_warnings, frame)
+            if decision.routes:
+                chosen = " ".join(decision.candidate.tokens)
+                others = ", ".join(" ".join(r) for r in decision.routes)
+                events.append(ev.Notice(
+                    code="route_unseen", frame=frame,
+                    cells=tuple(sorted({c for m in decision.candidate.moves for c in m.path})),
+                    message=f"the board does not show the capture's route: recorded {chosen}; "
+                            f"it may have been {others} (undo and confirm to correct)"))
+            return events
+        if decision.kind == "ambiguous":
+            self._unfit_key, self._unfit_count = None, 0
+            return events + self._ambiguous(decision.options, frame)
+        # Nothing fits exactly. Only a board seen ``patience`` times is acted on.
+        if not self._persisted(reading):
+            return events
+        if self._state != "checking":
+            # One misread cell beside a legal move is still that move.
+            near = self._near_move(observation, reading)
+            if near is not None:
+                return events + self._take(near, (), frame)
+        return events + self._unexplained(reading, frame)
+
+    def _persisted(self, reading: BoardReading) -> bool:
+        """Count how often the same unexplained reading was seen; True from ``patience`` on."""
+        key = reading.key()
+        if key == self._unfit_key:
+            self._unfit_count += 1
+        else:
+            self._unfit_key, self._unfit_count = key, 1
+        return self._unfit_count >= self.patience
+
+    def _near_move(self, observation, reading: BoardReading) -> Optional[Candidate]:
+        """The single legal move that explains the board but for one cell away from the
+        moved pieces (a misread, or a stone knocked aside), else None. Cells already out of
+        sync are masked while they read the same."""
+        masked = dict(self._masked)
+        if self._state == "out_of_sync" and isinstance(self.pending, ev.OutOfSync):
+            for cell in self.pending.cells:
+                if self._last_seen.get(cell) is not None:
+                    masked[cell] = self._last_seen[cell]
+            reading = read_board(observation, self.position.cells, self.min_confidence, masked)
+            exact = decide(search(self.position, self.rules, reading, self.max_plies), reading)
+            if exact.kind == "move" and exact.candidate.moves:
+                return exact.candidate
+        near = [c for c in search(self.position, self.rules, reading, 2, tolerance=1)
+                if c.moves and len(c.mismatches) == 1]
+        fitting = []
+        for cand in near:
+            cells = {c for m in cand.moves for c in (*m.path, *m.captured)}
+            if set(cand.mismatches) & cells:
+                continue
+            if set(reading.height_conflicts(cand.placement)) & cand.touched():
+                continue
+            fitting.append(cand)
+        fewest = min((len(c.moves) for c in fitting), default=0)
+        fitting = [c for c in fitting if len(c.moves) == fewest]
+        placements = {c.placement_key() for c in fitting}
+        if len(fitting) == 1 or (len(placements) == 1 and len({c.tokens for c in fitting}) == 1):
+            return fitting[0]
+        return None
+
+    @property
+    def _last_seen(self) -> Dict[str, Optional[str]]:
+        return self._last_reading.colors if self._last_reading is not None else {}
+
+    # -- outcomes of a reading --------------------------------------------------------
+    def _take(self, cand: Candidate, warnings: Sequence[str], frame) -> List[ev.Event]:
+        """Commit a candidate's plies; a capture still waiting for removals stays pending."""
+        events: List[ev.Event] = []
+        moves = list(cand.moves)
+        landed = moves.pop() if cand.pending else None
+        was = self._state
+        if moves:
+            events += self._commit(moves, frame, self._jpeg)
+        if self._state == "over":
+            return events
+        if landed is not None:
+            if was in ("violation", "out_of_sync") and not events:
+                events += self._resolved("corrected", frame)
+            removal = ev.RemoveCaptured(move=landed.token, cells=tuple(cand.pending), frame=frame)
+            self.pending = removal
+            if self._said.get("remove") != (removal.move, removal.cells):
+                self._said["remove"] = (removal.move, removal.cells)
+                events.append(removal)
+        if warnings:
+            events += self._height_notice(warnings, frame)
+        return events
+
+    def _ambiguous(self, options: List[Candidate], frame) -> List[ev.Event]:
+        moves = tuple(sorted(" ".join(c.tokens) for c in options))
+        if not options:
+            # Too many ways to explain the board (several stacking moves, no heights).
+            cells = tuple(sorted(self._last_reading.diff(self.position.stacks())))
+            if self._said.get("ambiguous") == cells:
+                return []
+            self._said["ambiguous"] = cells
+            return [ev.MoveAmbiguous(moves=(), cells=cells, frame=frame)]
+        keys = [dict(c.placement) for c in options]
+        cells = set()
+        for key in keys[1:]:
+            for cell in set(key) | set(keys[0]):
+                if key.get(cell) != keys[0].get(cell):
+                    cells.add(cell)
+        if not cells:
+            cells = {c for cand in options for m in cand.moves for c in m.path}
+        event = ev.MoveAmbiguous(moves=moves, cells=tuple(sorted(cells)), frame=frame)
+        if self._said.get("ambiguous") == moves:
+            return []
+        self._said["ambiguous"] = moves
+        return [event]
+
+    def _unexplained(self, reading: BoardReading, frame) -> List[ev.Event]:
+        """The same board fits nothing legal ``patience`` times: violation or out of sync."""
+        position = self.position
+        stacks = position.stacks()
+        differing = tuple(sorted(reading.diff(stacks)))
+        seen = self._seen_placement(reading)
+        explanation = None
+        if self._state != "checking":
+            try:
+                explanation = explain(position, seen, self.rules)
+            except FenixError:
+                explanation = None
+        if explanation is not None and (explanation.code not in _NO_ACTION or (
+                explanation.code == "stones_changed" and
+                0 < len(differing) <= _MAX_VIOLATION_CELLS)):
+            attempted = _attempted(position, seen)
+            violation = ev.Violation(
+                explanation=explanation.text, code=explanation.code, attempted=attempted,
+                restore_to=position.fpn(),
+                cells=tuple(sorted(set(explanation.cells) | set(differing))),
+                params=tuple(sorted((k, str(v)) for k, v in explanation.params.items())),
+                frame=frame)
+            key = (violation.code, violation.attempted, violation.cells)
+            if self._state == "violation" and self._said.get("violation") == key:
+                return []
+            self._said["violation"] = key
+            self._state = "violation"
+            self.pending = violation
+            self._record(violation)
+            return [violation]
+        if not differing:
+            return []   # only height doubts or unknown cells: keep waiting
+        sync = ev.OutOfSync(expected_fpn=position.fpn(), cells=differing, frame=frame)
+        if self._state == "out_of_sync" and self._said.get("sync") == differing:
+            return []
+        self._said["sync"] = differing
+        if self._state != "checking":
+            self._state = "out_of_sync"
+        self.pending = sync
+        self._record(sync)
+        return [sync]
+
+    def _seen_placement(self, reading: BoardReading) -> Dict[str, Tuple[str, Optional[int]]]:
+        """The board as the camera shows it; unknown cells keep the engine's stack."""
+        stacks = self.position.stacks()
+        seen: Dict[str, Tuple[str, Optional[int]]] = {}
+        for cell in self.position.cells:
+            color = reading.colors.get(cell)
+            if color is None:
+                if cell in stacks:
+                    seen[cell] = stacks[cell]
+                continue
+            if color == "empty":
+                continue
+            seen[cell] = (color, reading.heights.get(cell))
+        return seen
+
+    def _height_notice(self, cells: Sequence[str], frame) -> List[ev.Event]:
+        cells = tuple(sorted(cells))
+        if self._said.get("heights") == cells:
+            return []
+        self._said["heights"] = cells
+        stacks = self.position.stacks()
+        detail = ", ".join(f"{c} ({stacks[c][1]} expected)" for c in cells if c in stacks)
+        return [ev.Notice(code="height_mismatch", cells=cells, frame=frame,
+                          message=f"the camera reads other stack heights than the game: {detail}")]
+
+    def _resolved(self, how: str, frame) -> List[ev.Event]:
+        """Leave a violation / out-of-sync / checking state after the board fits again."""
+        events: List[ev.Event] = []
+        state = self._state
+        if state == "violation":
+            events.append(ev.ViolationCleared(resolution=how, frame=frame))
+        elif state in ("out_of_sync", "checking"):
+            events.append(ev.InSync(fpn=self.position.fpn(), frame=frame))
+        else:
+            return events
+        for event in events:
+            self._record(event)
+        self._state = "play"
+        self.pending = None
+        for key in ("violation", "sync"):
+            self._said.pop(key, None)
+        self._restore_turn_pending()
+        return events
+
+    def _restore_turn_pending(self) -> None:
+        moves = legal_moves(self.position, self.rules)
+        if moves and all(m.is_capture for m in moves):
+            self.pending = ev.CaptureRequired(side=self.position.side,
+                                              moves=tuple(sorted(m.token for m in moves)))
+
+    # -- committing -------------------------------------------------------------------
+    def _commit(self, moves, frame, jpeg: Optional[bytes] = None,
+                resolution: str = "corrected") -> List[ev.Event]:
+        """Push plies into the game, record each durably, then announce them."""
+        events: List[ev.Event] = []
+        if self._state in ("violation", "out_of_sync", "checking"):
+            events += self._resolved(resolution, frame)
+        for index, move in enumerate(moves):
+            before = self.position
+            if self.game.status().over:
+                break
+            move = self.game.push(move)
+            after = self.position
+            ply = len(self._plies) + 1
+            if self.store is not None:
+                self.store.add_move(self.game_id, ply, move.token, after.fpn(), frame=frame,
+                                    jpeg=jpeg if index == len(moves) - 1 else None)
+            self._plies.append((move.token, before.fpn(), None))
+            events.append(ev.MoveCommitted(move=move.token, side=before.side, ply=ply,
+                                           fpn_before=before.fpn(), fpn_after=after.fpn(),
+                                           captured=move.captured, frame=frame))
+            self._after_move()
+            events += self._turn_events(frame, capture=index == len(moves) - 1)
+            if self._state == "over":
+                break
+        return events
+
+    def _after_move(self) -> None:
+        self._undone = None
+        self._draw_offer = None
+        self.pending = None
+        self._state = "play"
+        for key in ("remove", "ambiguous", "violation", "sync", "heights"):
+            self._said.pop(key, None)
+
+    def _turn_events(self, frame, capture: bool = True, announce_turn: bool = True
+                     ) -> List[ev.Event]:
+        """TurnStarted, then CaptureRequired (when every legal move captures) or GameOver."""
+        position = self.position
+        events: List[ev.Event] = []
+        if announce_turn:
+            events.append(ev.TurnStarted(
+                side=position.side, fpn=position.fpn(), duty=position.duty,
+                setup_moves_left=position.setup_moves_left() if position.in_setup else 0,
+                frame=frame))
+        status = self.game.status()
+        if status.over:
+            return events + self._game_over(status, frame)
+        moves = legal_moves(position, self.rules)
+        if capture and moves and all(m.is_capture for m in moves):
+            required = ev.CaptureRequired(side=position.side,
+                                          moves=tuple(sorted(m.token for m in moves)), frame=frame)
+            if self._state in ("play", "checking"):
+                self.pending = required
+            events.append(required)
+        return events
+
+    def _game_over(self, status, frame) -> List[ev.Event]:
+        self._state = "over"
+        self.pending = None
+        over = ev.GameOver(result=status.fgn_result, winner=status.winner, reason=status.reason,
+                           text=status.text, frame=frame)
+        if self.store is not None:
+            self.store.finish(self.game_id, status.fgn_result, status.reason)
+        self._record(over)
+        return [over]
+
+    def _record(self, event: ev.Event) -> None:
+        if self.store is not None and self.game_id is not None:
+            self.store.add_event(self.game_id, event)
+
+    def _say(self, key: str, event: ev.Event) -> List[ev.Event]:
+        if self._said.get(key) == event.to_json():
+            return []
+        self._said[key] = event.to_json()
+        return [event]
+
+    # -- players' actions -------------------------------------------------------------
+    def confirm(self, tokens: Sequence[str] = ()) -> List[ev.Event]:
+        """The players say what happened: ``tokens`` are the plies made since the current
+        position (one of a ``MoveAmbiguous`` option, or a correction), each checked by the
+        engine (IllegalMoveError says why not). With no tokens they confirm that the board
+        shows the current position: cells the camera read differently are misreads and are
+        ignored while the camera keeps reading them so.
+
+        Cells of the last reading that disagree with the confirmed position are treated
+        the same way, so one stubborn misread never blocks the game.
+        """
+        self._require_open()
+        plies = [t for item in tokens for t in str(item).split()]
+        trial = Game(self.position, self.rules)
+        for token in plies:
+            trial.push(token)   # raises IllegalMoveError with the engine's reason
+        events: List[ev.Event] = []
+        if plies:
+            events += self._commit(plies, None)
+        else:
+            events += self._resolved("corrected", None)
+        if self._last_reading is not None:
+            stacks = self.position.stacks()
+            for cell in self._last_reading.diff(stacks):
+                self._masked[cell] = self._last_reading.colors[cell]
+        self._unfit_key, self._unfit_count = None, 0
+        return events
+
+    def play_on(self) -> List[ev.Event]:
+        """Casual mode: accept what is on the board as the position after the attempted
+        move. Accepted only when the board is a position play can reach from here (no new
+        stones, stack heights known, at most one King a side); otherwise a ``Notice`` says
+        what to fix and nothing changes."""
+        self._require_open()
+        if self.mode != "casual":
+            raise IllegalMoveError("play on is only possible in casual mode")
+        if self._last_reading is None or self._state not in ("violation", "out_of_sync"):
+            return [ev.Notice(code="play_on_nothing", message="the board shows no change to accept")]
+        try:
+            after = _reachable(self.position, self._last_reading)
+        except FenixError as error:
+            return [ev.Notice(code="play_on_refused", message=str(error))]
+        before = self.position
+        seen = self._seen_placement(self._last_reading)
+        token = _attempted(before, seen) or "?"
+        ply = len(self._plies) + 1
+        if self.store is not None:
+            self.store.add_move(self.game_id, ply, token, after.fpn(), played_on=True,
+                                jpeg=self._jpeg)
+        self._plies.append((token, before.fpn(), self.game))
+        events: List[ev.Event] = [ev.ViolationCleared(resolution="played_on")] \
+            if self._state == "violation" else [ev.InSync(fpn=after.fpn())]
+        for event in events:
+            self._record(event)
+        self.game = Game(after, self.rules)
+        events.append(ev.MoveCommitted(move=token, side=before.side, ply=ply,
+                                       fpn_before=before.fpn(), fpn_after=after.fpn()))
+        self._after_move()
+        self._unfit_key, self._unfit_count = None, 0
+        return events + self._turn_events(None)
+
+    def undo(self) -> List[ev.Event]:
+        """Take back the last committed ply: it leaves the record (no side line). The
+        players put the stones back; until the board shows the earlier position again,
+        the board still showing the undone move is not taken as that move again."""
+        if self._state == "new":
+            raise IllegalMoveError("call begin() first")
+        if not self._plies:
+            return [ev.Notice(code="nothing_to_undo", message="no move to take back")]
+        token, fpn_before, previous = self._plies.pop()
+        if previous is not None:
+            self.game = previous
+        else:
+            self.game.pop()
+        if self.store is not None:
+            self.store.undo_last(self.game_id)
+        self._after_move()
+        self._undone = token
+        self._state = "checking"
+        self._unfit_key, self._unfit_count = None, 0
+        events: List[ev.Event] = [ev.MoveUndone(move=token, fpn=self.position.fpn())]
+        return events + self._turn_events(None)
+
+    def offer_draw(self, side: Optional[str] = None) -> List[ev.Event]:
+        """``side`` (default: the side to move) offers a draw."""
+        self._require_open()
+        side = side or self.position.side
+        if side not in ("red", "black"):
+            raise IllegalMoveError(f"side {side!r} is not red or black")
+        self._draw_offer = side
+        offer = ev.DrawOffered(side=side)
+        self._record(offer)
+        return [offer]
+
+    def accept_draw(self) -> List[ev.Event]:
+        """The other side accepts the standing offer: the game ends drawn."""
+        self._require_open()
+        if self._draw_offer is None:
+            raise IllegalMoveError("no draw has been offered")
+        self.game.agree_draw()
+        return self._game_over(self.game.status(), None)
+
+    def resign(self, side: str) -> List[ev.Event]:
+        """``side`` ("red" or "black") resigns: the other side wins."""
+        self._require_open()
+        if side not in ("red", "black"):
+            raise IllegalMoveError(f"side {side!r} is not red or black")
+        self.game.resign(side)
+        return self._game_over(self.game.status(), None)
+
+    def _require_open(self) -> None:
+        if self._state == "new":
+            raise IllegalMoveError("call begin() first")
+        if self._state == "over":
+            raise IllegalMoveError(f"the game is over: {self.game.status().text}")
+
+
+# ---------------------------------------------------------------------------------------
+
+def _attempted(position: Position, seen) -> Optional[str]:
+    """The move token the board suggests was attempted, or None when it names none."""
+    stacks = position.stacks()
+    me = position.side
+    gone = [c for c, p in stacks.items() if c not in seen or seen[c][0] != p[0]]
+    new = [c for c, p in seen.items() if c not in stacks or stacks[c][0] != p[0]]
+    grown = [c for c, p in seen.items() if c in stacks and stacks[c][0] == p[0]
+             and p[1] is not None and p[1] > stacks[c][1]]
+    mover = None
+    for side in (me, "black" if me == "red" else "red"):
+        left = [c for c in gone if stacks[c][0] == side]
+        came = [c for c in new if seen[c][0] == side]
+        if len(left) == 1 and len(came) == 1:
+            mover = (left[0], came[0], side)
+            break
+        if len(left) == 1 and not came:
+            onto = [c for c in grown if seen[c][0] == side]
+            if len(onto) == 1:
+                return f"{left[0]}-{onto[0]}"
+    if mover is None:
+        return None
+    frm, to, side = mover
+    took = [c for c in gone if stacks[c][0] != side]
+    return f"{frm}x{to}" if took else f"{frm}-{to}"
+
+
+def _reachable(position: Position, reading: BoardReading) -> Position:
+    """The position after one (possibly illegal) turn that left the board as ``reading``
+    shows it; FenixError naming what makes it impossible."""
+    from ..errors import IllegalMoveError as Refused
+
+    stacks = position.stacks()
+    unknown = [c for c in position.cells if reading.colors.get(c) is None]
+    if unknown:
+        raise Refused(f"the camera cannot read {', '.join(sorted(unknown)[:6])}: "
+                      f"clear the view first")
+    me = position.side
+    placement: Dict[str, Tuple[str, int]] = {}
+    vanished = {c: p for c, p in stacks.items()
+                if reading.colors[c] != p[0]}
+    for cell in position.cells:
+        color = reading.colors[cell]
+        if color == "empty":
+            continue
+        height = reading.heights.get(cell)
+        if height is None:
+            if cell in stacks and stacks[cell][0] == color:
+                height = stacks[cell][1]
+            else:
+                sources = [p[1] for p in vanished.values() if p[0] == color]
+                if len(sources) != 1:
+                    raise Refused(f"the height of the stack on {cell} is unknown: "
+                                  f"confirm the move instead")
+                height = sources[0]
+        placement[cell] = (color, height)
+    for side in ("red", "black"):
+        before = sum(h for c, h in stacks.values() if c == side)
+        now = sum(h for c, h in placement.values() if c == side)
+        if now > before:
+            raise Refused(f"there are more {side} stones on the board ({now}) than before "
+                          f"({before})")
+    other = "black" if me == "red" else "red"
+    setup = position.setup
+    if position.in_setup:
+        setup = (setup[0] + 1, setup[1]) if me == "red" else (setup[0], setup[1] + 1)
+    duty, clock = "-", 0
+    if not position.in_setup:
+        lost = sum(h for c, h in stacks.values() if c == other) > \
+            sum(h for c, h in placement.values() if c == other)
+        clock = 0 if lost else position.clock + 1
+        if not any(c == other and h == 3 for c, h in placement.values()):
+            duty = "K"
+        elif sum(1 for c, h in stacks.values() if c == other and h == 2) > \
+                sum(1 for c, h in placement.values() if c == other and h == 2):
+            duty = "G"
+    fpn = _fpn(position, placement, other, setup, duty, clock)
+    try:
+        return Position.from_fpn(fpn)
+    except FenixError as error:
+        raise Refused(f"the board is not a possible position: {error}") from None
+
+
+def _fpn(position: Position, placement, side: str, setup, duty: str, clock: int) -> str:
+    chars = {("red", 1): "S", ("red", 2): "G", ("red", 3): "K",
+             ("black", 1): "s", ("black", 2): "g", ("black", 3): "k"}
+    ranks = []
+    for rank in range(position.height, 0, -1):
+        row, empty = "", 0
+        for f in range(position.width):
+            piece = placement.get(f"{chr(97 + f)}{rank}")
+            if piece is None:
+                empty += 1
+                continue
+            if empty:
+                row += str(empty)
+                empty = 0
+            if piece not in chars:
+                raise IllegalMoveError(f"a stack of {piece[1]} stones cannot stand on the board")
+            row += chars[piece]
+        if empty:
+            row += str(empty)
+        ranks.append(row)
+    return (f"{position.size} {'/'.join(ranks)} {side[0]} {setup[0]}{setup[1]} {duty} {clock}")
