@@ -239,8 +239,9 @@ class Referee:
                 events.append(ev.Notice(
                     code="route_unseen", frame=frame,
                     cells=tuple(sorted({c for m in decision.candidate.moves for c in m.path})),
-                    message=f"the board does not show the capture's route: recorded {chosen}; "
-                            f"it may have been {others} (undo and confirm to correct)"))
+                    message=f"the board does not show the route or order of the moves: "
+                            f"recorded {chosen}; it may have been {others} "
+                            f"(undo and confirm to correct)"))
             return events
         if decision.kind == "ambiguous":
             self._unfit_key, self._unfit_count = None, 0

@@ -72,3 +72,24 @@ def observe_placement(placement: Placement, board: str, frame_index: int = 0, *,
         cells[cell] = CellReading(color, height, color_conf, height_conf)
     return Observation(board=board, cells=cells, hand=hand, occluded_cells=covered,
                        board_found=True, frame_index=frame_index)
+
+
+def position_of(board: str, pieces: Mapping[str, str], side: str = "r", setup: str = "55",
+                duty: str = "-", clock: int = 0):
+    """A position from ``{cell: letter}`` (``S G K`` red, ``s g k`` black), for tests and
+    examples: ``position_of("7x8", {"a1": "K", "g8": "k"})``."""
+    from ..rules import Position
+
+    width, height = (9, 9) if board == "9x9" else (7, 8)
+    ranks = []
+    for rank in range(height, 0, -1):
+        row, empty = "", 0
+        for f in range(width):
+            letter = pieces.get(f"{chr(97 + f)}{rank}")
+            if letter is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + letter
+            empty = 0
+        ranks.append(row + (str(empty) if empty else ""))
+    return Position.from_fpn(f"{board} {'/'.join(ranks)} {side} {setup} {duty} {clock}")

@@ -240,13 +240,13 @@ class Decision:
 
 
 def _same_result(cands: List[Candidate]) -> bool:
-    """True when the candidates differ only in a capture's route: the same pieces jumped,
-    the same landing cell, so every position along the way is the same."""
-    def trail(cand):
-        return tuple((m.path[0], m.path[-1], tuple(sorted(m.captured))) for m in cand.moves)
-    first = trail(cands[0])
-    return all(trail(c) == first and c.position.fpn() == cands[0].position.fpn()
-               and c.pending == cands[0].pending for c in cands[1:])
+    """True when the candidates all lead to the same position (the same pieces jumped,
+    the same cells filled and emptied) and differ only in a capture's route or the order
+    of one side's plies: the board can never tell those apart, and the game is the same."""
+    first = cands[0]
+    return all(c.position.fpn() == first.position.fpn() and c.pending == first.pending
+               and sorted(c.placement.items()) == sorted(first.placement.items())
+               for c in cands[1:])
 
 
 def decide(candidates: List[Candidate], reading: BoardReading,
@@ -257,9 +257,9 @@ def decide(candidates: List[Candidate], reading: BoardReading,
     yet, or the moved cells are not readable). A candidate whose landing cell has a
     confident height that contradicts it is out. Several different placements, or
     several moves leading to the same placement, are ambiguous: the referee waits. The
-    one exception are capture routes that jump the same pieces and end on the same cell:
-    the position is certain, the first route (by token) is taken and ``routes`` lists the
-    others. With ``trust_heights`` False contradicting heights only lower a candidate's
+    one exception are options that all lead to the same position (a capture's route, the
+    order of one side's plies): the position is certain, the first option (by token) is
+    taken and ``routes`` lists the others. With ``trust_heights`` False contradicting heights only lower a candidate's
     standing (and become warnings) instead of ruling it out. A search that gave up at its
     budget never decides a move: it is "ambiguous" with the options it found.
     """
@@ -286,8 +286,8 @@ def decide(candidates: List[Candidate], reading: BoardReading,
     if not getattr(candidates, "complete", True):
         return Decision("ambiguous", options=[cand for cand, _ in best])
     if len(best) > 1 and _same_result([cand for cand, _ in best]):
-        # The board cannot show where a chain landed in between, and it does not matter
-        # for the game: commit the first route and name the others.
+        # The board cannot show where a chain landed in between or which of two plies
+        # came first, and the game is the same: commit the first and name the others.
         ordered = sorted(best, key=lambda item: item[0].tokens)
         cand, conflicts = ordered[0]
         return Decision("move", cand, height_warnings=tuple(sorted(conflicts)),

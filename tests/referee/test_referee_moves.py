@@ -1,0 +1,164 @@
+"""Legal moves seen on the board: plain moves, every stacking move, several plies at once."""
+from fenix_table.referee import Referee
+from fenix_table.referee.synthetic import observe_placement, position_of
+from fenix_table.rules import Position, Rules, apply
+
+# Red K a1, G f1, S c2, S a3; Black k g8, g g5, s e6, s b7. Red to move, no capture.
+BASIC = {"a1": "K", "f1": "G", "c2": "S", "a3": "S", "g8": "k", "g5": "g", "e6": "s", "b7": "s"}
+
+
+def started(position, **kw):
+    """A referee that has begun and seen the board showing ``position``."""
+    ref = Referee(start=position, **kw)
+    ref.begin()
+    events = ref.observe(observe_placement(position.stacks(), position.size, 0))
+    assert [e.kind for e in events] == ["board_view", "in_sync"]
+    return ref
+
+
+def after(position, *tokens):
+    for token in tokens:
+        position = apply(position, token)
+    return position
+
+
+def kinds(events):
+    return [e.kind for e in events]
+
+
+def test_begin_announces_the_game_and_first_turn():
+    ref = Referee(board="9x9")
+    events = ref.begin()
+    assert kinds(events) == ["game_started", "turn_started"]
+    assert events[0].fpn == Position.start("9x9").fpn()
+    assert (events[1].side, events[1].setup_moves_left) == ("red", 5)
+    assert ref.state == "checking"
+
+
+def test_a_soldier_step_is_committed_with_the_turn_that_follows():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = after(start, "c2-c3")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    assert kinds(events) == ["move_committed", "turn_started"]
+    committed = events[0]
+    assert (committed.move, committed.side, committed.ply, committed.frame) == ("c2-c3", "red", 1, 1)
+    assert (committed.fpn_before, committed.fpn_after) == (start.fpn(), seen.fpn())
+    assert events[1].side == "black"
+    assert ref.position == seen and ref.moves == ["c2-c3"]
+    # The same board again is no new move.
+    assert ref.observe(observe_placement(seen.stacks(), "7x8", 2)) == []
+
+
+def test_colours_alone_are_enough_for_a_general_slide():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = after(start, "f1-f4")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1, heights=False))
+    assert events[0].move == "f1-f4"
+
+
+def test_setup_stacking_move_is_decided_by_the_height_that_grew():
+    start = Position.start("7x8")
+    ref = started(start)
+    seen = after(start, "a1-b1")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    assert events[0].kind == "move_committed" and events[0].move == "a1-b1"
+    assert events[1].setup_moves_left == 5 and events[1].side == "black"
+
+
+def test_setup_stacking_move_without_heights_waits_and_the_players_confirm():
+    start = Position.start("7x8")
+    ref = started(start)
+    seen = after(start, "a1-b1")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1, heights=False))
+    assert kinds(events) == ["move_ambiguous"]
+    # Every red piece could have received the soldier from a1.
+    assert set(events[0].moves) == {f"a1-{c}" for c, (color, _) in start.stacks().items()
+                                     if color == "red" and c != "a1"}
+    # The cells that tell them apart are the possible targets (their heights).
+    assert set(events[0].cells) == {m.split("-")[1] for m in events[0].moves}
+    assert ref.moves == []
+    # The same board again: nothing new is said.
+    assert ref.observe(observe_placement(seen.stacks(), "7x8", 2, heights=False)) == []
+    events = ref.confirm(["a1-b1"])
+    assert kinds(events)[:2] == ["move_committed", "turn_started"]
+    assert ref.position == seen
+
+
+def test_setup_move_becomes_clear_once_a_later_frame_reads_the_height():
+    start = Position.start("7x8")
+    ref = started(start)
+    seen = after(start, "a1-b1")
+    assert kinds(ref.observe(observe_placement(seen.stacks(), "7x8", 1, heights=False))) == \
+        ["move_ambiguous"]
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 2))
+    assert events[0].move == "a1-b1"
+
+
+def test_king_recreation_from_the_only_legal_stacking_move():
+    # Red lost the King: only c1-c2 (soldier next to the General) is legal.
+    start = position_of("7x8", {"c2": "G", "c1": "S", "a4": "S", "g8": "k", "f6": "s"}, duty="K")
+    ref = started(start)
+    seen = after(start, "c1-c2")
+    # From above only c1 emptied; the legal-move list names the move.
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1, heights=False))
+    assert events[0].kind == "move_committed" and events[0].move == "c1-c2"
+    assert ref.position.piece_at("c2") == ("red", 3)
+
+
+def test_general_creation_after_losing_a_general():
+    start = position_of("7x8", {"a1": "K", "c1": "S", "c2": "S", "e4": "S", "g8": "k",
+                                "f6": "s"}, duty="G")
+    ref = started(start)
+    seen = after(start, "c1-c2")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1, heights=False))
+    assert events[0].move == "c1-c2"
+    assert ref.position.piece_at("c2") == ("red", 2)
+
+
+def test_two_plies_seen_at_once_are_committed_in_order():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = after(start, "c2-c3", "b7-b6")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    committed = [e for e in events if e.kind == "move_committed"]
+    assert [(e.move, e.side, e.ply) for e in committed] == \
+        [("c2-c3", "red", 1), ("b7-b6", "black", 2)]
+    assert kinds(events) == ["move_committed", "turn_started", "move_committed", "turn_started"]
+    assert ref.position == seen
+
+
+def test_three_plies_seen_at_once_are_committed_in_order():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = after(start, "c2-c3", "b7-b6", "a3-a4")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    # Red's two steps could have come in either order; the position is the same, so the
+    # first order (by token) is recorded and a notice names the other.
+    assert [e.move for e in events if e.kind == "move_committed"] == ["a3-a4", "b7-b6", "c2-c3"]
+    notice = events[-1]
+    assert (notice.kind, notice.code) == ("notice", "route_unseen")
+    assert "c2-c3 b7-b6 a3-a4" in notice.message
+    assert ref.position == seen
+
+
+def test_a_whole_random_game_is_followed_move_by_move():
+    import random
+
+    from fenix_table.rules import Game
+
+    rng = random.Random(7)
+    for size in ("7x8", "9x9"):
+        truth = Game(Position.start(size), Rules.preset("official"))
+        ref = started(truth.position)
+        frame = 0
+        while not truth.status().over and truth.ply < 200:
+            truth.push(rng.choice(truth.legal_moves()))
+            frame += 1
+            events = ref.observe(observe_placement(truth.position.stacks(), size, frame))
+            assert [e.fpn_after for e in events if e.kind == "move_committed"] == \
+                [truth.position.fpn()]
+        assert ref.position == truth.position
+        if truth.status().over:
+            assert ref.state == "over"
