@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import FenixError, IllegalMoveError, RecordError
-from ..rules import Game, Position, Rules, explain, legal_moves
+from ..rules import Explanation, Game, Position, Rules, explain, legal_moves
 from . import events as ev
 from .tracker import BoardReading, Candidate, decide, read_board, search
 
@@ -357,9 +357,14 @@ class Referee:
                 explanation = explain(position, seen, self.rules)
             except FenixError:
                 explanation = None
-        if explanation is not None and (explanation.code not in _NO_ACTION or (
-                explanation.code == "stones_changed" and
-                0 < len(differing) <= _MAX_VIOLATION_CELLS)):
+        if explanation is not None and explanation.code in _NO_ACTION and \
+                0 < len(differing) <= _MAX_VIOLATION_CELLS:
+            # Extra or missing stones that no attempted move explains.
+            explanation = Explanation("stones_changed", {"cells": " ".join(differing)},
+                                      cells=differing)
+        if explanation is not None and explanation.code not in ("no_change", "legal") and (
+                explanation.code != "stones_changed" or
+                0 < len(differing) <= _MAX_VIOLATION_CELLS):
             attempted = _attempted(position, seen)
             violation = ev.Violation(
                 explanation=explanation.text, code=explanation.code, attempted=attempted,
