@@ -270,7 +270,11 @@ class Referee:
         moved pieces (a misread, or a stone knocked aside), else None. Cells already out of
         sync are masked while they read the same."""
         masked = dict(self._masked)
-        if self._state == "out_of_sync" and isinstance(self.pending, ev.OutOfSync):
+        unexplained = isinstance(self.pending, ev.OutOfSync) or (
+            isinstance(self.pending, ev.Violation) and self.pending.code == "stones_changed")
+        if unexplained:
+            # Cells already reported as unexplained count as unknown while they read the
+            # same: the players may well play on before fixing them (or it is a misread).
             for cell in self.pending.cells:
                 if self._last_seen.get(cell) is not None:
                     masked[cell] = self._last_seen[cell]
@@ -470,6 +474,7 @@ class Referee:
         return events
 
     def _after_move(self) -> None:
+        self._unfit_key, self._unfit_count = None, 0
         self._undone = None
         self._draw_offer = None
         self.pending = None

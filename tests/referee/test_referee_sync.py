@@ -1,0 +1,185 @@
+"""Misreads, low confidence, covered cells, wrong heights, and the out-of-sync state."""
+from fenix_table.referee import Referee
+from fenix_table.referee.synthetic import observe_placement, position_of
+from fenix_table.rules import Position, apply
+
+BASIC = {"a1": "K", "f1": "G", "c2": "S", "a3": "S", "g8": "k", "g5": "g", "e6": "s", "b7": "s"}
+
+
+def started(position, **kw):
+    ref = Referee(start=position, **kw)
+    ref.begin()
+    ref.observe(observe_placement(position.stacks(), position.size, 0))
+    return ref
+
+
+def kinds(events):
+    return [e.kind for e in events]
+
+
+def test_a_low_confidence_landing_cell_waits_for_a_clear_frame():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = apply(start, "c2-c3")
+    # c3 unreadable: c2-c3, c2-b2 and c2-d2 are told apart only by b2/d2, which read empty,
+    # so the move is still clear; unreadable b2 and d2 too and the referee must wait.
+    obs = observe_placement(seen.stacks(), "7x8", 1, occluded=["c3", "b2", "d2"])
+    events = ref.observe(obs)
+    assert "move_committed" not in kinds(events)
+    assert "move_ambiguous" in kinds(events)
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 2))
+    assert [e.move for e in events if e.kind == "move_committed"] == ["c2-c3"]
+
+
+def test_unreadable_source_cell_means_nothing_happened_yet():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = apply(start, "a1-b2")
+    # The hand still covers where the King came from and went to.
+    obs = observe_placement(seen.stacks(), "7x8", 1, occluded=["a1", "b2"])
+    assert kinds(ref.observe(obs)) == ["board_view"]
+    assert ref.moves == []
+
+
+def test_one_misread_frame_is_never_a_violation():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    misread = observe_placement(start.stacks(), "7x8", 1, overrides={"d4": ("black", 1)})
+    assert ref.observe(misread) == []
+    assert ref.observe(observe_placement(start.stacks(), "7x8", 2)) == []
+    seen = apply(start, "c2-c3")
+    assert ref.observe(observe_placement(seen.stacks(), "7x8", 3))[0].move == "c2-c3"
+
+
+def test_a_hand_over_the_board_is_reported_and_not_read():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    half = start.stacks()
+    del half["c2"]   # the stone is in the player's hand
+    events = ref.observe(observe_placement(half, "7x8", 1, hand=True))
+    assert kinds(events) == ["board_view"] and events[0].hand is True
+    seen = apply(start, "c2-c3")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 2))
+    assert kinds(events) == ["board_view", "move_committed", "turn_started"]
+
+
+def test_heights_contradicting_the_game_give_a_warning_not_a_violation():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = apply(start, "c2-c3")
+    obs = observe_placement(seen.stacks(), "7x8", 1, overrides={"f1": ("red", 1)})
+    events = ref.observe(obs)
+    assert kinds(events) == ["move_committed", "turn_started", "notice"]
+    assert (events[2].code, events[2].cells) == ("height_mismatch", ("f1",))
+
+
+def test_wrong_height_on_the_landing_cell_still_commits_the_only_fitting_move():
+    start = position_of("7x8", {"c2": "G", "c1": "S", "a4": "S", "g8": "k", "f6": "s"}, duty="K")
+    ref = started(start)
+    seen = apply(start, "c1-c2")
+    obs = observe_placement(seen.stacks(), "7x8", 1, overrides={"c2": ("red", 2)})
+    events = ref.observe(obs)
+    assert events[0].move == "c1-c2"
+    assert events[-1].code == "height_mismatch"
+
+
+def test_persistent_misread_goes_out_of_sync_and_play_continues_past_it():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    wrong = {"d4": ("black", 1), "d5": ("red", 1), "c6": ("black", 1), "b4": ("red", 1),
+             "e3": ("black", 1)}
+    for frame in (1, 2):
+        events = ref.observe(observe_placement(start.stacks(), "7x8", frame, overrides=wrong))
+    assert kinds(events) == ["out_of_sync"]
+    assert events[0].expected_fpn == start.fpn()
+    assert events[0].cells == ("b4", "c6", "d4", "d5", "e3")
+    assert ref.state == "out_of_sync"
+    # The board is fixed (or the camera recovers): back in sync at once.
+    events = ref.observe(observe_placement(start.stacks(), "7x8", 3))
+    assert kinds(events) == ["in_sync"]
+    assert ref.state == "play"
+
+
+def test_a_move_made_while_one_cell_is_misread_is_still_taken():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    seen = apply(start, "c2-c3")
+    stuck = {"d6": ("black", 1)}
+    obs = [observe_placement(seen.stacks(), "7x8", f, overrides=stuck) for f in (1, 2, 3, 4)]
+    assert ref.observe(obs[0]) == []          # could be a one-frame misread
+    events = ref.observe(obs[1])
+    assert [e.move for e in events if e.kind == "move_committed"] == ["c2-c3"]
+    # The stuck cell now disagrees with the new position too: for the referee that is
+    # an extra stone on d6 (it cannot tell a misread from a stone).
+    assert ref.observe(obs[2]) == []
+    events = ref.observe(obs[3])
+    assert kinds(events) == ["violation"]
+    assert (events[0].code, events[0].cells) == ("stones_changed", ("d6",))
+    # The players confirm the board is right: d6 is a misread and is ignored from now on.
+    assert kinds(ref.confirm([])) == ["violation_cleared"]
+    after = apply(ref.position, "b7-b6")
+    events = ref.observe(observe_placement(after.stacks(), "7x8", 5, overrides=stuck))
+    assert events[0].move == "b7-b6"
+
+
+def test_out_of_sync_while_a_move_is_made_through_a_stuck_cell():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    stuck = {"d6": ("black", 1), "c6": ("red", 1)}
+    for frame in (1, 2):
+        ref.observe(observe_placement(start.stacks(), "7x8", frame, overrides=stuck))
+    assert ref.state == "violation" and ref.pending.code == "stones_changed"
+    seen = apply(start, "c2-c3")
+    for frame in (3, 4):
+        events = ref.observe(observe_placement(seen.stacks(), "7x8", frame, overrides=stuck))
+        if "move_committed" in kinds(events):
+            break
+    assert [e.move for e in events if e.kind == "move_committed"] == ["c2-c3"]
+    assert ref.position == seen
+
+
+def test_players_correct_a_move_while_out_of_sync():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    # c2 moved to c3 but c3 keeps reading black: nothing fits.
+    seen = apply(start, "c2-c3")
+    stuck = {"c3": ("black", 1)}
+    for frame in (1, 2):
+        events = ref.observe(observe_placement(seen.stacks(), "7x8", frame, overrides=stuck))
+    assert ref.state in ("violation", "out_of_sync")
+    events = ref.confirm(["c2-c3"])
+    assert [e.move for e in events if e.kind == "move_committed"] == ["c2-c3"]
+    assert ref.state == "play"
+    # c3 reading black is now a known misread; the next move is followed.
+    after = apply(seen, "b7-b6")
+    events = ref.observe(observe_placement(after.stacks(), "7x8", 3, overrides=stuck))
+    assert events[0].move == "b7-b6"
+
+
+def test_confirm_rejects_an_illegal_correction():
+    import pytest
+
+    from fenix_table.errors import IllegalMoveError
+
+    ref = started(position_of("7x8", BASIC))
+    with pytest.raises(IllegalMoveError, match="c2-c5"):
+        ref.confirm(["c2-c5"])
+    assert ref.moves == []
+
+
+def test_board_not_matching_at_the_start_is_out_of_sync_until_set_up():
+    ref = Referee(board="7x8")
+    ref.begin()
+    empty = observe_placement({}, "7x8", 1)
+    assert kinds(ref.observe(empty)) == ["board_view"]
+    events = ref.observe(observe_placement({}, "7x8", 2))
+    assert kinds(events) == ["out_of_sync"]
+    assert len(events[0].cells) == 42
+    events = ref.observe(observe_placement(Position.start("7x8").stacks(), "7x8", 3))
+    assert kinds(events) == ["in_sync"]
+
+
+def test_a_wrong_board_size_is_a_notice():
+    ref = started(Position.start("7x8"))
+    events = ref.observe(observe_placement(Position.start("9x9").stacks(), "9x9", 1))
+    assert kinds(events) == ["notice"] and events[0].code == "wrong_board"
