@@ -165,7 +165,8 @@ def import_record(store, text: str) -> int:
     try:
         record = parse_fgn(text)
     except FenixError as error:
-        raise RecordError(f"FGN: {error}") from None
+        text = str(error)
+        raise RecordError(text if text.startswith("FGN") else f"FGN: {text}") from None
     start, rules, moves, comments = replay_record(record)
     result = record.result if record.result in ("1-0", "0-1", "1/2-1/2", "*") else "*"
     tags = {k: v for k, v in record.tags.items() if k not in ("Board", "Rules", "Result", "Start")}
