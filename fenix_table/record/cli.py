@@ -1,0 +1,138 @@
+"""``fenix-table games``: list, show, export, import and delete recorded games."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "games", help="list, show, export, import or delete recorded games",
+        description="The game archive (SQLite in the user data folder unless --db is given).")
+    actions = parser.add_subparsers(dest="games_action", metavar="ACTION")
+    actions.required = True
+
+    def action(name, help_text):
+        sub = actions.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--db", metavar="FILE", help="game archive (default: user data folder)")
+        sub.add_argument("--json", action="store_true", help="machine-readable output")
+        sub.set_defaults(handler=run)
+        return sub
+
+    action("list", "one line per game: id, start, board, rules, result, moves, players")
+    action("show", "one game: its details, moves and events").add_argument("id", type=_game_id)
+    export = action("export", "write a game as FGN text")
+    export.add_argument("id", type=_game_id)
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    action("import", "store the game of an FGN file (checked by the rules engine)") \
+        .add_argument("file", help="FGN file ('-' for stdin)")
+    action("delete", "delete a game").add_argument("id", type=_game_id)
+
+
+def _game_id(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"game id {text!r} is not a whole number")
+    return int(text)
+
+
+def run(args) -> int:
+    from ..errors import RecordError
+    from .store import GameStore
+
+    out = sys.stdout
+    with GameStore(args.db) as store:
+        what = args.games_action
+        if what == "list":
+            games = store.list_games()
+            if args.json:
+                for game in games:
+                    out.write(json.dumps(game.to_json()) + "\n")
+            elif not games:
+                out.write(f"no games in {store.path}\n")
+            else:
+                for g in games:
+                    out.write(f"{g.id:>4}  {g.started[:16].replace('T', ' ')}  {g.board}  "
+                              f"{g.result:<7}  {g.moves:>3} plies  {g.red} - {g.black}  "
+                              f"({g.rules}, {g.mode})\n")
+        elif what == "show":
+            _show(store, args.id, args.json, out)
+        elif what == "export":
+            text = store.export_fgn(args.id)
+            if args.output:
+                try:
+                    with open(args.output, "w", encoding="utf-8") as fh:
+                        fh.write(text)
+                except OSError as error:
+                    raise RecordError(f"cannot write {args.output}: {error.strerror}") from None
+            else:
+                out.write(text)
+        elif what == "import":
+            text = _read(args.file)
+            game_id = store.import_fgn(text)
+            out.write(json.dumps({"id": game_id}) + "\n" if args.json
+                      else f"imported game {game_id}\n")
+        elif what == "delete":
+            store.delete(args.id)
+            out.write(json.dumps({"deleted": args.id}) + "\n" if args.json
+                      else f"deleted game {args.id}\n")
+    return 0
+
+
+def _read(path: str) -> str:
+    from ..errors import RecordError
+
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not UTF-8 text") from None
+    except OSError as error:
+        raise RecordError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _show(store, game_id: int, as_json: bool, out) -> None:
+    game = store.game(game_id)
+    moves = store.moves(game_id)
+    events = store.events(game_id)
+    if as_json:
+        data = game.to_json()
+        data.update(start_fpn=game.start_fpn, tags=game.tags,
+                    plies=[{"ply": m.ply, "move": m.token, "fpn": m.fpn_after, "time": m.time,
+                            "frame": m.frame, "played_on": m.played_on,
+                            "jpeg": store.frame(game_id, m.ply) is not None} for m in moves],
+                    events=[dict(data, ply=ply) for ply, data in events])
+        out.write(json.dumps(data) + "\n")
+        return
+    out.write(f"game {game.id}: {game.red} - {game.black}, {game.board}, rules {game.rules}, "
+              f"{game.mode}\n")
+    out.write(f"started {game.started}" + (f", finished {game.finished}" if game.finished else "")
+              + f"; result {game.result}" + (f" ({game.reason})" if game.reason else "") + "\n")
+    out.write(f"start {game.start_fpn}\n")
+    by_ply = {}
+    for ply, data in events:
+        by_ply.setdefault(ply, []).append(data)
+    for data in by_ply.get(0, []):
+        out.write(f"       {_event_line(data)}\n")
+    for m in moves:
+        mark = "  (played on)" if m.played_on else ""
+        out.write(f"{m.ply:>4}. {m.token:<12} {m.fpn_after}{mark}\n")
+        for data in by_ply.get(m.ply, []):
+            out.write(f"       {_event_line(data)}\n")
+
+
+def _event_line(data) -> str:
+    kind = data.get("event", "?")
+    if kind == "violation":
+        return f"violation: {data.get('attempted') or '?'}: {data.get('explanation', '')}"
+    if kind == "violation_cleared":
+        return f"violation resolved: {data.get('resolution', '')}"
+    if kind == "game_over":
+        return f"game over: {data.get('text', '')}"
+    if kind == "out_of_sync":
+        return f"board out of sync at {' '.join(data.get('cells', []))}"
+    if kind == "comment":
+        return "{" + str(data.get("text", "")) + "}"
+    return kind.replace("_", " ")
