@@ -140,7 +140,8 @@ class DisplayConfig:
 
 
 PIN_NAMES = ("red_turn", "black_turn", "capture", "violation", "buzzer",
-             "move_button", "clock_red", "clock_black")
+             "move_button", "clock_red", "clock_black", "rgb_red", "rgb_green", "rgb_blue")
+RGB_PINS = PIN_NAMES[-3:]
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,14 @@ class GpioConfig:
     move_button: Optional[int] = _pin(None)
     clock_red: Optional[int] = _pin(None)
     clock_black: Optional[int] = _pin(None)
+    #: Optional RGB LED showing whose turn it is (all three pins, or none).
+    rgb_red: Optional[int] = _pin(None)
+    rgb_green: Optional[int] = _pin(None)
+    rgb_blue: Optional[int] = _pin(None)
+    #: Common-anode RGB LEDs light when the pin is low.
+    rgb_common_anode: bool = _bool(False)
+    #: The RGB LED's colour for Black's turn (there is no black light).
+    rgb_black: str = _choice("blue", "blue", "white", "green")
     #: LED brightness 0.0-1.0 (PWM).
     brightness: float = _float(1.0, 0.0, 1.0)
     #: Buzzer on/off (a fitted buzzer stays silent when false).
@@ -363,6 +372,11 @@ def _value(where: str, meta: Mapping[str, Any], value: Any, base_dir: Optional[s
 
 
 def _check_pins(gpio: GpioConfig) -> None:
+    fitted = [name for name in RGB_PINS if getattr(gpio, name) is not None]
+    if fitted and len(fitted) < 3:
+        missing = next(name for name in RGB_PINS if name not in fitted)
+        raise ConfigError(f"gpio.{missing}: an RGB LED needs all of "
+                          f"{', '.join(RGB_PINS)} (or none)")
     used: dict = {}
     for name in PIN_NAMES:
         pin = getattr(gpio, name)

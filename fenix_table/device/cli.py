@@ -82,7 +82,8 @@ def run_test(args) -> int:
         lights.on_move_done = lambda: print("  button: move done", file=out, flush=True)
         lights.on_clock = lambda side: print(f"  button: {side} clock", file=out, flush=True)
         printing = args.force_print or not lights.active
-        parts = [*lights.leds, *(["buzzer"] if lights.buzzer else []), *lights.buttons]
+        parts = [*lights.leds, *(["rgb"] if lights.rgb else []),
+                 *(["buzzer"] if lights.buzzer else []), *lights.buttons]
         if lights.active:
             print(f"GPIO parts in use: {', '.join(parts)}", file=out)
         if not lights.active:

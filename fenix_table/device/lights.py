@@ -27,6 +27,9 @@ from .patterns import LEDS, LightsModel, timeline
 log = logging.getLogger("fenix_table.device")
 
 BUTTONS = ("move_button", "clock_red", "clock_black")
+RGB = ("rgb_red", "rgb_green", "rgb_blue")
+#: The RGB turn LED's colour for each side (Black has no light of its own).
+RGB_COLOURS = {"red": (1, 0, 0), "blue": (0, 0, 1), "white": (1, 1, 1), "green": (0, 1, 0)}
 BOUNCE_TIME = 0.05
 _warned_no_gpio = False
 
@@ -36,8 +39,12 @@ class Lights:
 
     ``pins`` maps part names to BCM pin numbers; only the parts present are used:
     LEDs ``red_turn``, ``black_turn``, ``capture``, ``violation``; ``buzzer``; buttons
-    ``move_button``, ``clock_red``, ``clock_black``. ``brightness`` below 1 drives the
-    LEDs with PWM. ``sound=False`` leaves the buzzer silent (its pin is not claimed).
+    ``move_button``, ``clock_red``, ``clock_black``; an RGB LED ``rgb_red``, ``rgb_green``,
+    ``rgb_blue`` (all three) that shows whose turn it is: red for Red, ``rgb_black`` (blue,
+    white or green) for Black, with the same blinking as the two turn LEDs
+    (``rgb_common_anode`` for LEDs that light on a low pin). ``brightness`` below 1
+    drives the LEDs with PWM. ``sound=False`` leaves the buzzer silent (its pin is not
+    claimed).
     ``pin_factory`` is passed to gpiozero (tests use ``MockFactory``); ``clock`` is
     injectable and ``background=False`` leaves calling :meth:`tick` to the caller, so
     tests step time exactly.
@@ -61,12 +68,18 @@ class Lights:
     """
 
     def __init__(self, pins: Optional[Mapping[str, int]] = None, *, brightness: float = 1.0,
-                 sound: bool = True, pin_factory=None, clock: Callable[[], float] = time.monotonic,
+                 sound: bool = True, rgb_common_anode: bool = False, rgb_black: str = "blue",
+                 pin_factory=None, clock: Callable[[], float] = time.monotonic,
                  background: bool = True, tick: float = 0.02) -> None:
         pins = dict(pins or {})
-        unknown = set(pins) - set(LEDS) - {"buzzer"} - set(BUTTONS)
+        unknown = set(pins) - set(LEDS) - {"buzzer"} - set(BUTTONS) - set(RGB)
         if unknown:
             raise ConfigError(f"unknown GPIO part(s): {', '.join(sorted(unknown))}")
+        if any(name in pins for name in RGB) and not all(name in pins for name in RGB):
+            raise ConfigError(f"an RGB LED needs all of {', '.join(RGB)}")
+        if rgb_black not in RGB_COLOURS or rgb_black == "red":
+            raise ConfigError(f"gpio.rgb_black: {rgb_black!r} is not one of blue|white|green")
+        self.rgb_colours = {"red": RGB_COLOURS["red"], "black": RGB_COLOURS[rgb_black]}
         if not 0.0 <= brightness <= 1.0:
             raise ConfigError(f"gpio.brightness: {brightness} is out of range (0..1)")
         self.model = LightsModel()
@@ -76,6 +89,7 @@ class Lights:
         self.on_clock: Optional[Callable[[str], None]] = None
         self.leds: Dict[str, object] = {}
         self.buzzer = None
+        self.rgb = None
         self.buttons: Dict[str, object] = {}
         self._written: Dict[str, float] = {}
         self._lock = threading.RLock()
@@ -83,33 +97,37 @@ class Lights:
         self._thread: Optional[threading.Thread] = None
         self._closed = False
         try:
-            self._open(pins, sound, pin_factory)
+            self._open(pins, sound, rgb_common_anode, pin_factory)
         except BaseException:
             self._close_devices()
             raise
-        if background and (self.leds or self.buzzer):
+        if background and (self.leds or self.buzzer or self.rgb):
             self._thread = threading.Thread(target=self._run, args=(tick,),
                                             name="fenix-lights", daemon=True)
             self._thread.start()
 
     # -- construction ----------------------------------------------------------------
 
-    def _open(self, pins: Dict[str, int], sound: bool, pin_factory) -> None:
-        from gpiozero import LED, Button, Buzzer, PWMLED
-        from gpiozero.exc import GPIOZeroError
+    def _open(self, pins: Dict[str, int], sound: bool, common_anode: bool, pin_factory) -> None:
+        from gpiozero import LED, RGBLED, Button, Buzzer, PWMLED
 
         def claim(name, make):
             try:
                 return make()
-            except GPIOZeroError as error:
-                if type(error).__name__ == "BadPinFactory":
+            except Exception as error:  # gpiozero's own errors, or the pin library's (lgpio)
+                if _is_no_gpio(error):
                     raise  # no GPIO at all: from_config turns this into "no lights"
-                raise ConfigError(f"gpio.{name}: cannot use GPIO{pins[name]}: {error}") from None
+                reason = str(error) or type(error).__name__
+                raise ConfigError(f"gpio.{name}: cannot use GPIO{pins[name]}: {reason}") from None
 
         led_class = LED if self.brightness >= 1.0 else PWMLED
         for name in LEDS:
             if name in pins:
                 self.leds[name] = claim(name, lambda: led_class(pins[name], pin_factory=pin_factory))
+        if "rgb_red" in pins:
+            self.rgb = claim("rgb_red", lambda: RGBLED(
+                pins["rgb_red"], pins["rgb_green"], pins["rgb_blue"], active_high=not common_anode,
+                pwm=self.brightness < 1.0, pin_factory=pin_factory))
         if sound and "buzzer" in pins:
             self.buzzer = claim("buzzer", lambda: Buzzer(pins["buzzer"], pin_factory=pin_factory))
         for name in BUTTONS:
@@ -137,6 +155,7 @@ class Lights:
                 # gpiozero warns once per factory it tries; one log line says it all.
                 warnings.simplefilter("ignore")
                 return cls(gpio.pins(), brightness=gpio.brightness, sound=gpio.sound,
+                           rgb_common_anode=gpio.rgb_common_anode, rgb_black=gpio.rgb_black,
                            pin_factory=pin_factory, **kwargs)
         except ConfigError:
             raise
@@ -144,7 +163,7 @@ class Lights:
             if not _is_no_gpio(error):
                 raise
             if not _warned_no_gpio:
-                log.warning("no GPIO: running without lights")
+                log.warning("no GPIO: running without lights (%s)", error)
                 _warned_no_gpio = True
             return cls(background=False, **kwargs)
 
@@ -153,7 +172,7 @@ class Lights:
     @property
     def active(self) -> bool:
         """True when at least one output or button is connected."""
-        return bool(self.leds or self.buzzer or self.buttons)
+        return bool(self.leds or self.buzzer or self.rgb or self.buttons)
 
     def handle(self, event) -> None:
         """React to one referee event (any kind; unknown kinds change nothing)."""
@@ -175,6 +194,15 @@ class Lights:
                 if self._written.get(name) != value:
                     device.value = value
                     self._written[name] = value
+            if self.rgb is not None:
+                # Red and Black never blink in the same instant, so one colour at a time.
+                side = "red" if levels["red_turn"] else "black" if levels["black_turn"] else None
+                colour = (0, 0, 0) if side is None else self.rgb_colours[side]
+                if self.brightness < 1.0:
+                    colour = tuple(c * self.brightness for c in colour)
+                if self._written.get("rgb") != colour:
+                    self.rgb.value = colour
+                    self._written["rgb"] = colour
 
     def describe(self, now: Optional[float] = None) -> Dict[str, str]:
         """Every output's current pattern in words (``"on"``, ``"blink 0.5s on/0.5s off"``)."""
@@ -230,7 +258,7 @@ class Lights:
             self._close_devices()
 
     def _close_devices(self) -> None:
-        for device in [*self.leds.values(), self.buzzer, *self.buttons.values()]:
+        for device in [*self.leds.values(), self.buzzer, self.rgb, *self.buttons.values()]:
             if device is None:
                 continue
             try:
@@ -239,7 +267,7 @@ class Lights:
                 device.close()
             except Exception:
                 pass
-        self.leds, self.buzzer, self.buttons = {}, None, {}
+        self.leds, self.buzzer, self.rgb, self.buttons = {}, None, None, {}
 
     def __enter__(self) -> "Lights":
         return self
@@ -248,7 +276,8 @@ class Lights:
         self.close()
 
     def __repr__(self) -> str:
-        parts = [*self.leds, *(["buzzer"] if self.buzzer else []), *self.buttons]
+        parts = [*self.leds, *(["rgb"] if self.rgb else []), *(["buzzer"] if self.buzzer else []),
+                 *self.buttons]
         return f"<Lights {', '.join(parts) or 'without GPIO'}>"
 
 

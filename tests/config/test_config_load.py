@@ -170,3 +170,16 @@ def test_config_path_reports_the_file(tmp_path, capsys, no_default_files):
     path = write(tmp_path / "etc" / "config.toml", "")
     assert main(["config", "path"]) == 0
     assert capsys.readouterr().out.strip() == path
+
+
+def test_rgb_led_pins_come_as_a_set(tmp_path):
+    path = write(tmp_path / "c.toml", "[gpio]\nrgb_red = 12\nrgb_blue = 26\n")
+    with pytest.raises(ConfigError, match=r"gpio\.rgb_green: an RGB LED needs all of"):
+        load_config(path)
+    path = write(tmp_path / "d.toml", "[gpio]\nrgb_red = 12\nrgb_green = 16\nrgb_blue = 17\n")
+    with pytest.raises(ConfigError, match=r"gpio\.rgb_blue: pin 17 is already used by gpio\.red_turn"):
+        load_config(path)
+    path = write(tmp_path / "e.toml", '[gpio]\nrgb_red = 12\nrgb_green = 16\nrgb_blue = 26\n'
+                                      'rgb_black = "white"\n')
+    gpio = load_config(path).gpio
+    assert gpio.pins()["rgb_blue"] == 26 and gpio.rgb_black == "white"

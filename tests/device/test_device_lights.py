@@ -232,3 +232,63 @@ def test_background_thread_blinks_in_real_time(factory):
         levels = [s.state for s in factory.pin(22).states]
     # Off, then at least on-off-on within half a second.
     assert levels[:4] == [False, True, False, True]
+
+
+RGB = {"rgb_red": 12, "rgb_green": 16, "rgb_blue": 26}
+
+
+def rgb_state(factory):
+    return tuple(factory.pin(n).state for n in RGB.values())
+
+
+def test_rgb_led_shows_whose_turn_it_is(factory, clock):
+    with make(factory, clock, pins=RGB) as lights:
+        assert rgb_state(factory) == (0, 0, 0)
+        lights.handle(ev.TurnStarted("red", fpn=FPN))
+        assert rgb_state(factory) == (1, 0, 0)
+        lights.handle(ev.TurnStarted("black", fpn=FPN))
+        assert rgb_state(factory) == (0, 0, 1)
+        lights.handle(ev.GameOver("1/2-1/2", None, "repetition", "Draw"))
+        seen = set()
+        for dt in (0.1, 0.5, 0.9, 1.3):  # a draw alternates red and black
+            lights.tick(clock.t + dt)
+            seen.add(rgb_state(factory))
+        assert seen == {(1, 0, 0), (0, 0, 1)}
+    assert rgb_state(factory) == (0, 0, 0)
+
+
+def test_rgb_common_anode_white_and_dimmed(clock):
+    factory = MockFactory(pin_class=MockPWMPin)
+    try:
+        with make(factory, clock, pins=RGB, rgb_common_anode=True, rgb_black="white",
+                  brightness=0.5) as lights:
+            # Common anode: off is a high pin.
+            assert rgb_state(factory) == (1, 1, 1)
+            lights.handle(ev.TurnStarted("black", fpn=FPN))
+            assert rgb_state(factory) == pytest.approx((0.5, 0.5, 0.5))
+            lights.handle(ev.TurnStarted("red", fpn=FPN))
+            assert rgb_state(factory) == pytest.approx((0.5, 1, 1))
+    finally:
+        factory.reset()
+
+
+def test_rgb_needs_all_three_pins(factory, clock):
+    with pytest.raises(ConfigError, match="an RGB LED needs all of rgb_red, rgb_green, rgb_blue"):
+        make(factory, clock, pins={"rgb_red": 12, "rgb_green": 16})
+
+
+def test_an_error_from_the_pin_library_names_the_part(clock):
+    from gpiozero.pins.mock import MockPin
+
+    class BusyPin(MockPin):
+        def __init__(self, factory, info):
+            if info.name == "GPIO22":
+                raise OSError("GPIO busy")
+            super().__init__(factory, info)
+
+    factory = MockFactory(pin_class=BusyPin)
+    try:
+        with pytest.raises(ConfigError, match=r"^gpio\.capture: cannot use GPIO22: GPIO busy$"):
+            make(factory, clock)
+    finally:
+        factory.reset()
