@@ -129,7 +129,9 @@ class RefereeConfig:
 @dataclass(frozen=True)
 class DisplayConfig:
     language: str = _choice("en", *LANGUAGES)
-    fullscreen: bool = _bool(True)
+    #: ``"auto"``: fullscreen on the Pi's console, a window on a desktop; or true/false.
+    fullscreen: Any = _kind("auto_bool", "auto")
+    #: Turns the board picture clockwise (degrees), so either player's camp can be at the bottom.
     rotation: int = _kind("rotation", 0)
     #: Window size; 0 means the screen's own size.
     width: int = _int(0, 0, 7680)
@@ -137,6 +139,16 @@ class DisplayConfig:
     camera_inset: bool = _bool(True)
     #: Show each side's thinking time.
     clocks: bool = _bool(False)
+
+    @property
+    def fullscreen_choice(self) -> Optional[bool]:
+        """``None`` for ``"auto"`` (as ``display.app.open_screen`` takes it), else the bool."""
+        return None if self.fullscreen == "auto" else self.fullscreen
+
+    @property
+    def quarter_turns(self) -> int:
+        """``rotation`` in clockwise quarter turns (0-3)."""
+        return self.rotation // 90
 
 
 PIN_NAMES = ("red_turn", "black_turn", "capture", "violation", "buzzer",
@@ -337,6 +349,10 @@ def _value(where: str, meta: Mapping[str, Any], value: Any, base_dir: Optional[s
         if not meta["low"] <= value <= meta["high"]:
             raise ConfigError(f"{where}: {value} is out of range ({meta['low']}..{meta['high']})")
         return float(value)
+    if kind == "auto_bool":
+        if value != "auto" and not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true, false or \"auto\", got {_show(value)}")
+        return value
     if kind == "rotation":
         if isinstance(value, bool) or value not in (0, 90, 180, 270):
             raise ConfigError(f"{where}: expected 0, 90, 180 or 270, got {_show(value)}")

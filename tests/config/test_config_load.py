@@ -63,7 +63,8 @@ def test_named_file_must_exist(no_default_files, monkeypatch):
     ("[camera]\nwidth = 10\n", "camera.width: 10 is out of range (160..4608)"),
     ('[camera]\nexposure = "dark"\n', 'camera.exposure: expected "auto" or microseconds'),
     ('[board]\nside = "8x8"\n', "board.side: expected one of auto|9x9|7x8, got '8x8'"),
-    ("[display]\nfullscreen = 1\n", "display.fullscreen: expected true or false, got 1"),
+    ("[display]\nfullscreen = 1\n", 'display.fullscreen: expected true, false or "auto", got 1'),
+    ("[display]\ncamera_inset = \"yes\"\n", "display.camera_inset: expected true or false, got 'yes'"),
     ("[display]\nrotation = 45\n", "display.rotation: expected 0, 90, 180 or 270"),
     ('[display]\nlanguage = "es"\n', "display.language: expected one of en|de|fr|nl"),
     ("[referee]\nstable_frames = 0\n", "referee.stable_frames: 0 is out of range"),
@@ -130,6 +131,7 @@ def test_to_toml_round_trips(tmp_path):
 [display]
 language = "de"
 rotation = 180
+fullscreen = false
 [gpio]
 buzzer = false
 clock_red = 6
@@ -141,6 +143,8 @@ king_first = false
     again = Config.from_toml(config.to_toml())
     assert again.to_dict() == config.to_dict()
     assert again.gpio.clock_red == 6 and again.rules.options["king_first"] is False
+    assert again.display.fullscreen_choice is False and again.display.quarter_turns == 2
+    assert Config().display.fullscreen_choice is None  # "auto"
 
 
 def test_config_show_prints_effective_values(tmp_path, capsys, no_default_files):
