@@ -231,9 +231,8 @@ class Lights:
                 return
             side = "red" if name == "clock_red" else "black"
             self._call(self.on_clock, side)
-            with self._lock:
-                own_turn = self.model.turn == side
-            if own_turn:
+            # No lock here: close() may be waiting for this very callback thread.
+            if self.model.turn == side:
                 self._call(self.on_move_done)
         return pressed
 
@@ -254,8 +253,8 @@ class Lights:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=1.0)
         with self._lock:
-            self._closed = True
-            self._close_devices()
+            self._closed = True  # from here on tick() writes nothing
+        self._close_devices()
 
     def _close_devices(self) -> None:
         for device in [*self.leds.values(), self.buzzer, self.rgb, *self.buttons.values()]:
