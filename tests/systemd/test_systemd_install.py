@@ -178,6 +178,8 @@ def test_unit_matches_install_script_and_does_its_job():
     assert unit["ExecStart"] == ["/opt/fenix-table/venv/bin/fenix-table run"]
     assert unit["Type"] == ["notify"] and int(unit["WatchdogSec"][0]) > 0
     assert unit["Restart"] == ["on-failure"]
+    # fenix-table exits 2 for user-caused errors (cli.py): restarting would only loop.
+    assert unit["RestartPreventExitStatus"] == ["2"]
     assert unit["User"] == ["fenix"]
     assert {"video", "gpio", "render", "input"} <= set(unit["SupplementaryGroups"][0].split())
     assert unit["StandardOutput"] == ["journal"] and unit["StandardError"] == ["journal"]
