@@ -233,6 +233,48 @@ def _circle(cx: float, cy: float, z: float, r: float, n: int = 40) -> np.ndarray
     return np.column_stack([cx + r * np.cos(t), cy + r * np.sin(t), np.full(n, z)])
 
 
+def _capsule(p0: np.ndarray, p1: np.ndarray, width: float, n: int = 8) -> np.ndarray:
+    """Outline of a finger: a strip from p0 to p1 with a rounded end at p1 (2-D)."""
+    d = (p1 - p0) / max(np.linalg.norm(p1 - p0), 1e-9)
+    nrm = np.array([-d[1], d[0]])
+    r = width / 2
+    t = np.linspace(0, math.pi, n)
+    cap = [p1 + nrm * r * math.cos(a) + d * r * math.sin(a) for a in t]
+    return np.array([p0 + nrm * r] + cap + [p0 - nrm * r])
+
+
+def _hand_polygons(scene: "SceneParams", width: int, height: int) -> List[np.ndarray]:
+    """3-D outlines (board coordinates, cells) of forearm, palm, four fingers and thumb.
+
+    The fingertips curl down a little below the palm; the forearm rises towards the elbow.
+    """
+    ang = math.radians(scene.hand_angle_deg)
+    d = np.array([math.cos(ang), math.sin(ang)])       # from the board centre out to the elbow
+    n = np.array([-d[1], d[0]])
+    centre = np.array([width / 2, height / 2])
+    edge = centre + d * (max(width, height) / 2 + scene.margin)
+    tip = edge - d * scene.hand_reach
+    z = scene.hand_height
+    knuckles = tip + d * 2.4
+    wrist = knuckles + d * 3.0
+    elbow = wrist + d * 12.0
+    def lift(points2d, heights):
+        return np.column_stack([points2d, np.broadcast_to(heights, (len(points2d),))])
+    forearm = lift(np.array([wrist + n * 1.1, elbow + n * 1.4, elbow - n * 1.4, wrist - n * 1.1]),
+                   np.array([z, z * 1.4, z * 1.4, z]))
+    palm = lift(np.array([knuckles + n * 1.3, wrist + n * 1.15, wrist - n * 1.15, knuckles - n * 1.3]),
+                np.full(4, z))
+    parts = [forearm, palm]
+    for offset, length in zip((-0.95, -0.32, 0.32, 0.95), (1.8, 2.3, 2.4, 2.0)):
+        base = knuckles + n * offset + d * 0.2
+        end = base - d * length + n * offset * 0.15
+        parts.append(lift(_capsule(base, end, 0.55), np.full(8 + 2, z * 0.85)))
+    thumb_base = wrist - d * 1.2 - n * 1.1
+    thumb_end = thumb_base - d * 1.3 - n * 1.0
+    parts.append(lift(_capsule(thumb_base, thumb_end, 0.7), np.full(8 + 2, z * 0.9)))
+    return parts
+
+
 def _fill(img: np.ndarray, pts: np.ndarray, color) -> None:
     cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
 
@@ -302,19 +344,9 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
         x, y = [(along, -out), (width + out, along), (along, height + out), (-out, along)][side]
         stacks.append((x, y, "red" if rng.random() < 0.5 else "black", int(rng.integers(1, 3))))
 
-    # Forearm: a tapered slab at hand_height, from beyond the board edge to the fingertips.
-    arm_poly3d = None
-    if scene.hand:
-        ang = math.radians(scene.hand_angle_deg)
-        d = np.array([math.cos(ang), math.sin(ang)])
-        centre = np.array([width / 2, height / 2])
-        # fingertip: reach cells inside the board edge along -d from the edge point
-        edge = centre + d * (max(width, height) / 2 + m)
-        tip = edge - d * scene.hand_reach
-        root = edge + d * 12.0
-        n = np.array([-d[1], d[0]])
-        pts = [tip + n * 0.6, tip + n * 1.1 + d * 1.2, root + n * 1.6, root - n * 1.6, tip - n * 1.1 + d * 1.2, tip - n * 0.6]
-        arm_poly3d = np.array([[p[0], p[1], scene.hand_height] for p in pts])
+    # Hand and forearm: fingertips hand_reach cells inside the board edge, the arm coming
+    # in from beyond it (sizes of an adult hand over 30 mm cells).
+    arm_parts = _hand_polygons(scene, width, height) if scene.hand else []
 
     # Cast shadows onto the board plane.
     shadow = np.zeros((h, w), np.float32)
@@ -325,9 +357,9 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
         cast = _circle(x + shift[0] * top, y + shift[1] * top, 0, scene.stone_radius)
         hull = cv2.convexHull(np.vstack([cam.project(base), cam.project(cast)]).astype(np.float32))
         _fill(shadow, hull.reshape(-1, 2), 1.0)
-    if arm_poly3d is not None:
-        cast = arm_poly3d.copy()
-        cast[:, :2] += shift * scene.hand_height
+    for part in arm_parts:
+        cast = part.copy()
+        cast[:, :2] += shift[None, :] * part[:, 2:3]
         cast[:, 2] = 0
         _fill(shadow, cam.project(cast), 1.0)
     if scene.shadow_softness > 0:
@@ -365,12 +397,17 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
             blob = cam.project(_circle(gx, gy, z, scene.stone_radius * rng.uniform(0.25, 0.5)))
             _fill(spec, blob, float(scene.glossy * rng.uniform(0.3, 0.8)))
 
-    if arm_poly3d is not None:
-        arm = cam.project(arm_poly3d)
+    if arm_parts:
         albedo = np.array(scene.hand_color, np.float32)
-        _fill(img, arm, tuple(float(v) for v in albedo * (scene.ambient + direct * 0.8)))
         hand_mask = np.zeros((h, w), np.uint8)
-        _fill(hand_mask, arm, 255)
+        for k, part in enumerate(arm_parts):
+            outline = cam.project(part)
+            # Fingers a shade darker than the back of the hand: their sides face the camera.
+            shade = 0.8 if k < 2 else 0.7
+            _fill(img, outline, tuple(float(v) for v in albedo * (scene.ambient + direct * shade)))
+            cv2.polylines(img, [np.round(outline * 16).astype(np.int32)], True,
+                          tuple(float(v) for v in albedo * scene.ambient * 0.8), 1, cv2.LINE_AA, shift=4)
+            _fill(hand_mask, outline, 255)
         spec[hand_mask > 0] = 0  # the glare belongs to stones under the arm
     else:
         hand_mask = None
