@@ -67,6 +67,8 @@ fi
 
 APP_DIR="$PREFIX/opt/$APP"
 VENV="$APP_DIR/venv"
+# pip builds in the source tree; a root-owned copy keeps the user's checkout clean.
+STAGE="$APP_DIR/src"
 CONFIG_DIR="$PREFIX/etc/$APP"
 CONFIG_FILE="$CONFIG_DIR/config.toml"
 UNIT_DIR="$PREFIX/etc/systemd/system"
@@ -108,6 +110,21 @@ systemctl_files() {
         run systemctl "$@"
     else
         run systemctl --root="$PREFIX" "$@"
+    fi
+}
+
+# A fresh copy of the checkout without git data, virtualenvs and build leftovers.
+COPY_EXCLUDES=(--exclude=.git --exclude=.venv --exclude=build --exclude='*.egg-info'
+               --exclude=__pycache__)
+copy_source() {
+    run rm -rf "$STAGE"
+    run mkdir -p "$STAGE"
+    if [ "$DRY_RUN" = 1 ]; then
+        printf 'tar -C %q' "$SOURCE_DIR"
+        printf ' %q' "${COPY_EXCLUDES[@]}"
+        printf ' -cf - . | tar -C %q -xf -\n' "$STAGE"
+    else
+        tar -C "$SOURCE_DIR" "${COPY_EXCLUDES[@]}" -cf - . | tar -C "$STAGE" -xf -
     fi
 }
 
@@ -162,11 +179,11 @@ install_app() {
         # be pip-installed; the venv sees them, pip installs the rest.
         run python3 -m venv --system-site-packages "$VENV"
     fi
+    copy_source
     run "$VENV/bin/pip" install --quiet --upgrade pip
-    run "$VENV/bin/pip" install --quiet "$SOURCE_DIR"
+    run "$VENV/bin/pip" install --quiet "$STAGE"
     # Same version number, new code: replace the package itself (not its dependencies).
-    run "$VENV/bin/pip" install --quiet --no-deps --force-reinstall "$SOURCE_DIR"
-    run install -m 644 -D "$SOURCE_DIR/README.md" "$APP_DIR/README.md"
+    run "$VENV/bin/pip" install --quiet --no-deps --force-reinstall "$STAGE"
 
     if [ -f "$CONFIG_FILE" ]; then
         say "keeping $CONFIG_FILE"

@@ -63,14 +63,19 @@ def test_dry_run_prints_the_whole_installation_in_order(tmp_path):
     venv = ["python3", "-m", "venv", "--system-site-packages", "/opt/fenix-table/venv"]
     if not os.path.exists("/opt/fenix-table/venv/bin/python"):
         assert venv in cmds
-    assert ["/opt/fenix-table/venv/bin/pip", "install", "--quiet", str(ROOT)] in cmds
+    # The checkout is copied (pip builds in the tree it installs from), then installed.
+    assert ["rm", "-rf", "/opt/fenix-table/src"] in cmds
+    assert ["tar", "-C", str(ROOT), "--exclude=.git", "--exclude=.venv", "--exclude=build",
+            "--exclude=*.egg-info", "--exclude=__pycache__", "-cf", "-", ".", "|",
+            "tar", "-C", "/opt/fenix-table/src", "-xf", "-"] in cmds
+    assert ["/opt/fenix-table/venv/bin/pip", "install", "--quiet", "/opt/fenix-table/src"] in cmds
     assert ["install", "-m", "644", "-D", str(ROOT / "systemd" / "fenix-table.service"),
             "/etc/systemd/system/fenix-table.service"] in cmds
     if not user_exists("fenix"):
         assert any(c[0] == "useradd" and c[-1] == "fenix" and "--system" in c for c in cmds)
     for group in ("video", "gpio", "render", "input"):
         assert ["usermod", "--append", "--groups", group, "fenix"] in cmds
-    order = ["apt-get update", "apt-get install", "pip install --quiet " + str(ROOT),
+    order = ["apt-get update", "apt-get install", "tar -C", "pip install --quiet /opt/fenix-table/src",
              "config show", "systemctl enable fenix-table.service",
              "systemctl daemon-reload", "systemctl restart fenix-table.service"]
     positions = [next(i for i, line in enumerate(flat) if step in line) for step in order]
@@ -114,7 +119,7 @@ def test_second_run_keeps_config_and_virtualenv(tmp_path):
     assert f"keeping {config}" in result.stderr
     # The program itself is always reinstalled, so a re-run upgrades it.
     assert [f"{prefix}/opt/fenix-table/venv/bin/pip", "install", "--quiet", "--no-deps",
-            "--force-reinstall", str(ROOT)] in cmds
+            "--force-reinstall", f"{prefix}/opt/fenix-table/src"] in cmds
 
 
 def test_no_start_enables_without_restarting():
@@ -212,3 +217,22 @@ def test_example_config_loads_and_agrees_with_the_defaults():
     # Data lives in the unit's StateDirectory, writable by the service user.
     assert config.record.database.startswith("/var/lib/fenix-table/")
     assert config.board.calibration.startswith("/var/lib/fenix-table/")
+
+
+@pytest.mark.skipif(os.environ.get("FENIX_TABLE_NETWORK_TESTS") != "1",
+                    reason="needs PyPI and ~1 min: set FENIX_TABLE_NETWORK_TESTS=1")
+def test_real_install_into_a_prefix_runs_and_is_idempotent(tmp_path):
+    prefix = tmp_path / "root"
+    prefix.mkdir()
+    install("--prefix", str(prefix))
+    program = prefix / "opt" / "fenix-table" / "venv" / "bin" / "fenix-table"
+    config = prefix / "etc" / "fenix-table" / "config.toml"
+    shown = subprocess.run([str(program), "--config", str(config), "config", "show", "--json"],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert (prefix / "etc" / "systemd" / "system" / "multi-user.target.wants"
+            / "fenix-table.service").is_symlink()
+    config.write_text(config.read_text() + "# edited\n")
+    again = install("--prefix", str(prefix))
+    assert config.read_text().endswith("# edited\n")
+    assert "exists" in again.stderr and "keeping" in again.stderr
