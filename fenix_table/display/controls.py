@@ -6,7 +6,9 @@ step, corners clicked while calibrating); the game itself stays with the referee
 calls the referee; nothing here changes the game.
 
 Keys: N new game, U undo, D offer/accept draw, X decline draw, R resign, C calibrate,
-V review, I camera inset, L language, O rotate, Esc/Q close or quit, arrows in review.
+V review, I camera inset, L language, O rotate, Esc/Q close or quit, arrows in review;
+1-4 pick one of the moves the camera cannot tell apart, K confirm that the board is right
+(the camera misreads it), P play on from the board (casual mode).
 """
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ class Action:
     """A request for the main loop: ``name`` plus plain arguments.
 
     Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
-    ``resign`` (side), ``calibrate_auto``, ``calibrate_corners`` (corners: four image
-    points, a1's corner first, along rank 1), ``quit``.
+    ``decline_draw``, ``resign`` (side), ``confirm`` (tokens: the plies that happened, or
+    none to confirm the board), ``play_on``, ``calibrate_auto``, ``calibrate_corners``
+    (corners: four image points, a1's corner first, along rank 1), ``quit``.
     """
 
     name: str
@@ -65,11 +68,27 @@ class UiState:
 NEW_GAME_ROWS = (("size", ("9x9", "7x8")), ("preset", ("official", "strike")),
                  ("mode", ("referee", "casual")))
 
+CHOICE_KEYS = (pygame.K_1, pygame.K_2, pygame.K_3, pygame.K_4)
+
 KEYS = {
     pygame.K_n: "new_game", pygame.K_u: "undo", pygame.K_d: "draw", pygame.K_x: "decline_draw",
     pygame.K_r: "resign", pygame.K_c: "calibrate", pygame.K_v: "review",
     pygame.K_i: "camera", pygame.K_l: "language", pygame.K_o: "rotate",
+    pygame.K_k: "confirm_board", pygame.K_p: "play_on",
 }
+
+
+def choice_rects(layout: Layout, choices) -> dict:
+    """Buttons for the moves the players may confirm (``"choice:0"``...), over the
+    panel's button rows; at most four."""
+    area = layout.button_area
+    shown = list(choices)[:len(CHOICE_KEYS)]
+    if not shown:
+        return {}
+    gap = max(4, round(6 * layout.scale))
+    w = (area.w - (len(shown) - 1) * gap) // len(shown)
+    return {f"choice:{i}": pygame.Rect(area.x + i * (w + gap), area.y, w, area.h)
+            for i in range(len(shown))}
 
 
 def dialog_rects(layout: Layout, ui: UiState) -> dict:
@@ -120,18 +139,34 @@ def calibration_view(layout: Layout, image_size: Tuple[int, int]) -> pygame.Rect
 
 def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
            draw_offered: bool = False, history_len: int = 1,
-           image_size: Optional[Tuple[int, int]] = None) -> List[Action]:
-    """One pygame event -> actions. Updates ``ui`` in place (sets ``ui.dirty``)."""
+           image_size: Optional[Tuple[int, int]] = None, choices=()) -> List[Action]:
+    """One pygame event -> actions. Updates ``ui`` in place (sets ``ui.dirty``).
+
+    ``choices``: the move sequences the referee asks the players to pick from (shown as
+    buttons in place of the usual ones).
+    """
     if event.type == pygame.QUIT:
         return [Action("quit")]
     if event.type == pygame.KEYDOWN:
+        if ui.dialog is None and event.key in CHOICE_KEYS[:len(choices)]:
+            return [_confirm(choices[CHOICE_KEYS.index(event.key)])]
         return _key(event.key, ui, side_to_move, draw_offered, history_len)
+    pos = None
     if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
-        return _press(event.pos, ui, layout, side_to_move, draw_offered, history_len, image_size)
-    if event.type == pygame.FINGERDOWN:
+        pos = event.pos
+    elif event.type == pygame.FINGERDOWN:
         pos = (int(event.x * layout.width), int(event.y * layout.height))
-        return _press(pos, ui, layout, side_to_move, draw_offered, history_len, image_size)
-    return []
+    if pos is None:
+        return []
+    if ui.dialog is None:
+        for name, rect in choice_rects(layout, choices).items():
+            if rect.collidepoint(pos):
+                return [_confirm(choices[int(name[7:])])]
+    return _press(pos, ui, layout, side_to_move, draw_offered, history_len, image_size)
+
+
+def _confirm(choice: str) -> Action:
+    return Action("confirm", (("tokens", tuple(choice.split())),))
 
 
 def _key(key, ui, side_to_move, draw_offered, history_len) -> List[Action]:
@@ -179,6 +214,10 @@ def _button(name, ui: UiState, side_to_move, draw_offered, history_len) -> List[
         ui.next_language()
     elif name == "rotate":
         ui.rotation = (ui.rotation + 1) % 4
+    elif name == "confirm_board":
+        return [Action("confirm", (("tokens", ()),))]
+    elif name == "play_on":
+        return [Action("play_on")]
     elif name == "quit":
         return [Action("quit")]
     return []

@@ -46,6 +46,10 @@ WORDS: dict[str, dict[str, str]] = {
 
 UI: dict[str, dict[str, str]] = {
     "en": {
+        "ambiguous": "Which move was it?",
+        "ambiguous_hint": "The camera cannot tell these apart: touch the move that was played",
+        "play_on_hint": "Casual game: press Play on (P) to keep the board as it is",
+        "play_on": "Play on",
         "turn": "{side} to move",
         "setup": "Preparing for battle: {left} setup moves left",
         "setup_hint": "Put one soldier on another of your pieces",
@@ -100,6 +104,10 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Saved games",
     },
     "de": {
+        "ambiguous": "Welcher Zug war es?",
+        "ambiguous_hint": "Die Kamera kann diese Züge nicht unterscheiden: tippe den gespielten an",
+        "play_on_hint": "Freies Spiel: Weiterspielen (P) übernimmt das Brett, wie es ist",
+        "play_on": "Weiterspielen",
         "turn": "{side} ist am Zug",
         "setup": "Schlachtvorbereitung: noch {left} Aufbauzüge",
         "setup_hint": "Setze einen Soldaten auf eine andere eigene Figur",
@@ -154,6 +162,10 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Gespeicherte Partien",
     },
     "fr": {
+        "ambiguous": "Quel coup a été joué ?",
+        "ambiguous_hint": "La caméra ne peut pas les distinguer : touchez le coup joué",
+        "play_on_hint": "Partie libre : Continuer (P) garde le plateau tel quel",
+        "play_on": "Continuer",
         "turn": "Au tour de {side}",
         "setup": "Préparation de la bataille : encore {left} coups",
         "setup_hint": "Posez un soldat sur une autre de vos pièces",
@@ -208,6 +220,10 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Parties enregistrées",
     },
     "nl": {
+        "ambiguous": "Welke zet was het?",
+        "ambiguous_hint": "De camera kan deze niet onderscheiden: tik de gespeelde zet aan",
+        "play_on_hint": "Vrij spel: Verder spelen (P) neemt het bord over zoals het is",
+        "play_on": "Verder spelen",
         "turn": "{side} is aan zet",
         "setup": "Voorbereiding op de strijd: nog {left} opstelzetten",
         "setup_hint": "Zet een soldaat op een ander eigen stuk",

@@ -136,6 +136,8 @@ class TableModel:
     capture: Tuple[CapturePlan, ...] = ()
     capture_side: Optional[str] = None
     pending: Optional[ev.RemoveCaptured] = None
+    ambiguous: Optional[ev.MoveAmbiguous] = None
+    mode: str = "referee"
     violation: Optional[ev.Violation] = None
     out_of_sync: Optional[ev.OutOfSync] = None
     notice: Optional[ev.Notice] = None
@@ -169,7 +171,7 @@ class TableModel:
         self.setup_left = position.setup_moves_left() if position.in_setup else 0
         self.moves, self.history = [], [e.fpn]
         self.capture, self.capture_side, self.pending = (), None, None
-        self.violation = self.out_of_sync = self.notice = None
+        self.violation = self.out_of_sync = self.notice = self.ambiguous = None
         self.draw_offer = self.game_over = None
         self.clocks = Clocks()
         self.clocks.switch(self.side, self.now())
@@ -182,12 +184,15 @@ class TableModel:
 
     def _on_capture_required(self, e: ev.CaptureRequired) -> None:
         before = placement_of(self.fpn) if self.fpn else {}
-        self.capture_side = e.side
+        self.capture_side, self.pending = e.side, None
         self.capture = tuple(CapturePlan(m, token_cells(m), jumped_cells(m, before))
                              for m in e.moves)
 
     def _on_remove_captured(self, e: ev.RemoveCaptured) -> None:
         self.pending = e
+
+    def _on_move_ambiguous(self, e: ev.MoveAmbiguous) -> None:
+        self.ambiguous = e
 
     def _on_move_committed(self, e: ev.MoveCommitted) -> None:
         if not self.history:
@@ -196,7 +201,7 @@ class TableModel:
         self.history.append(e.fpn_after)
         self.fpn = e.fpn_after
         self.pending, self.capture, self.capture_side = None, (), None
-        self.draw_offer = None
+        self.draw_offer = self.ambiguous = None
 
     def _on_move_undone(self, e: ev.MoveUndone) -> None:
         if self.moves and self.moves[-1] == e.move:
@@ -207,6 +212,7 @@ class TableModel:
         self.side, self.duty = position.side, position.duty
         self.setup_left = position.setup_moves_left() if position.in_setup else 0
         self.pending, self.capture, self.violation, self.game_over = None, (), None, None
+        self.ambiguous = self.out_of_sync = None
 
     def _on_violation(self, e: ev.Violation) -> None:
         self.violation = e
@@ -219,6 +225,7 @@ class TableModel:
 
     def _on_in_sync(self, e: ev.InSync) -> None:
         self.out_of_sync = None
+        self.ambiguous = None
 
     def _on_notice(self, e: ev.Notice) -> None:
         self.notice, self.notice_at = e, self.now()
@@ -277,6 +284,8 @@ class TableModel:
             return self.violation.cells
         if self.out_of_sync is not None:
             return self.out_of_sync.cells
+        if self.ambiguous is not None:
+            return self.ambiguous.cells
         return ()
 
     def notice_active(self, seconds: float = 8.0) -> Optional[ev.Notice]:
@@ -297,6 +306,10 @@ class TableModel:
         if self.fpn:
             params["plies"] = _parsed(self.fpn).clock
         return params
+
+    def choices(self) -> Tuple[str, ...]:
+        """Move sequences the players may confirm while the camera cannot tell them apart."""
+        return self.ambiguous.moves if self.ambiguous is not None else ()
 
     def camera_problem(self) -> Optional[str]:
         """``"camera_lost"``, ``"board_not_found"``, ``"hand"`` or None (most serious first)."""

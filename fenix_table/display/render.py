@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pygame
 
-from .controls import NEW_GAME_ROWS, UiState, calibration_view, dialog_rects
+from .controls import NEW_GAME_ROWS, UiState, calibration_view, choice_rects, dialog_rects
 from .i18n import LANGUAGE_NAMES, Translator
 from .layout import BUTTONS, BoardGeometry, Layout, make_layout
 from .model import TableModel, format_clock, placement_of, segment_cells, token_cells
@@ -97,10 +97,18 @@ def banner_for(model: TableModel, tr: Translator) -> Optional[Tuple[str, str, st
     """
     if model.violation is not None:
         v = model.violation
-        return ("violation", tr.ui("violation"),
-                tr.referee(v.code, v.params, fallback=v.explanation) + " " + tr.ui("restore"))
+        sentence = tr.referee(v.code, v.params, fallback=v.explanation)
+        sentence = sentence[:1].upper() + sentence[1:] + ".\n" + tr.ui("restore")
+        if model.mode == "casual":
+            sentence += "\n" + tr.ui("play_on_hint")
+        return ("violation", tr.ui("violation"), sentence)
     if model.out_of_sync is not None:
-        return ("out_of_sync", tr.ui("out_of_sync"), tr.ui("out_of_sync_hint"))
+        hint = tr.ui("out_of_sync_hint")
+        if model.mode == "casual":
+            hint += "\n" + tr.ui("play_on_hint")
+        return ("out_of_sync", tr.ui("out_of_sync"), hint)
+    if model.ambiguous is not None:
+        return ("out_of_sync", tr.ui("ambiguous"), tr.ui("ambiguous_hint"))
     if model.pending is not None:
         return ("remove", tr.ui("remove"), ", ".join(model.pending.cells))
     if model.capture:
@@ -562,6 +570,12 @@ class Renderer:
                 if name == "box":
                     continue
                 self._button(surface, rect, labels[name], False, layout, "button", drawn)
+            return
+        choices = model.choices()
+        if ui.dialog is None and choices:
+            for name, rect in choice_rects(layout, choices).items():
+                i = int(name[7:])
+                self._button(surface, rect, f"{i + 1}: {choices[i]}", True, layout, "choice", drawn)
             return
         for name in BUTTONS:
             rect = layout.buttons[name]

@@ -1,0 +1,192 @@
+"""``fenix-table demo``: the bundled camera recording through vision, referee and display.
+
+The recording (``recording/``: JPEG frames plus ``script.json``, made by
+:mod:`.make_recording` with the frame generator) is fed frame by frame to the same
+:class:`~fenix_table.display.app.Table` that ``fenix-table run`` uses. Every frame is
+processed (a recording must not drop frames the way a live camera may).
+
+With a screen the table is shown in a window at ``fps`` camera frames per second and
+stays open at the end until closed. Without one (no DISPLAY, or SDL's dummy driver) it
+runs as fast as it can and writes to ``out``: a PNG of the display whenever it changed,
+``fenix-demo.mp4`` (one display frame per camera frame), and ``game.txt`` with the plies
+and the result.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+from ..errors import ConfigError
+from .make_recording import RECORDING, load_script
+
+VIDEO_NAME = "fenix-demo.mp4"
+
+
+@dataclass
+class DemoResult:
+    """What the demo saw: ``moves`` the referee committed, event kinds in order, the
+    result (FGN) and reason, frames processed, wall time, files written."""
+
+    frames: int = 0
+    seconds: float = 0.0
+    moves: List[str] = field(default_factory=list)
+    kinds: List[str] = field(default_factory=list)
+    result: str = "*"
+    reason: str = "ongoing"
+    expected_moves: List[str] = field(default_factory=list)
+    expected_result: str = "*"
+    headless: bool = True
+    out: Optional[str] = None
+    images: int = 0
+    video: Optional[str] = None
+
+    @property
+    def as_recorded(self) -> bool:
+        """Did the referee read exactly the game the recording shows?"""
+        return self.moves == self.expected_moves and self.result == self.expected_result
+
+    def summary(self) -> str:
+        lines = [f"{self.frames} camera frames in {self.seconds:.1f} s: "
+                 f"{len(self.moves)} plies, result {self.result} ({self.reason})"]
+        counts = {k: self.kinds.count(k) for k in ("capture_required", "remove_captured",
+                                                   "violation", "violation_cleared",
+                                                   "game_over")}
+        lines.append("referee: " + ", ".join(f"{k} x{v}" for k, v in counts.items()))
+        if not self.as_recorded:
+            lines.append(f"note: the recording shows {len(self.expected_moves)} plies and "
+                         f"{self.expected_result}; the referee read {len(self.moves)} plies")
+        if self.out and self.headless:
+            lines.append(f"display frames: {self.images} PNG in {self.out}")
+            if self.video:
+                lines.append(f"video: {self.video}")
+        return "\n".join(lines)
+
+
+def recording_frames(folder: str) -> List[str]:
+    """The recording's frame files in order; ConfigError when there are none."""
+    if not os.path.isdir(folder):
+        raise ConfigError(f"no such recording folder: {folder}")
+    files = sorted(f for f in os.listdir(folder) if f.lower().endswith((".jpg", ".png")))
+    if not files:
+        raise ConfigError(f"{folder}: no frames (render them with "
+                          f"python -m fenix_table.display.make_recording)")
+    return [os.path.join(folder, f) for f in files]
+
+
+def run_demo(out: str = "fenix-demo", headless: bool = False,
+             size: Optional[Tuple[int, int]] = None, language: str = "en",
+             limit: Optional[int] = None, recording: Optional[str] = None,
+             fps: float = 8.0, stable_frames: int = 2) -> DemoResult:
+    """Play the recording; see the module docstring. ``limit`` stops after that many
+    camera frames. Raises ConfigError for a missing recording."""
+    import cv2
+    import pygame
+
+    from .app import GameSetup, Table, open_screen
+    from .controls import UiState, handle
+    from .render import Renderer
+
+    folder = recording or RECORDING
+    script = load_script(folder)
+    files = recording_frames(folder)
+    if limit is not None:
+        files = files[:max(1, limit)]
+    if headless:
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+    surface, headless = open_screen(None, size or (0, 0), allow_headless=True)
+    if not headless and size is None and surface.get_size()[0] > 1280:
+        surface = pygame.display.set_mode((1280, 720), pygame.RESIZABLE)
+    result = DemoResult(expected_moves=list(script["moves"]),
+                        expected_result=script.get("result", "*"), headless=headless)
+    table = Table(GameSetup(size=script["board"], preset=script.get("rules", "official")),
+                  stable_frames=stable_frames,
+                  listeners=(lambda events: result.kinds.extend(e.kind for e in events),))
+
+    ui = UiState(language=language)
+    renderer = Renderer()
+    writer = None
+    if headless:
+        result.out = out
+        os.makedirs(out, exist_ok=True)
+        for name in os.listdir(out):
+            if name.endswith(".png") or name == VIDEO_NAME:
+                os.remove(os.path.join(out, name))
+    began = time.monotonic()
+    quit_early = False
+    for index, path in enumerate(files):
+        tick = time.monotonic()
+        frame = cv2.imread(path, cv2.IMREAD_COLOR)
+        if frame is None:
+            raise ConfigError(f"cannot read recording frame {path}")
+        changed = table.feed(frame, index)
+        if not headless:
+            for event in pygame.event.get():
+                if event.type == pygame.VIDEORESIZE:
+                    surface = pygame.display.get_surface()
+                elif renderer.layout is not None:
+                    for action in handle(event, ui, renderer.layout,
+                                         side_to_move=table.model.side,
+                                         draw_offered=table.model.draw_offer is not None,
+                                         history_len=len(table.model.history),
+                                         choices=table.model.choices()):
+                        if action.name == "quit":
+                            quit_early = True
+                        else:
+                            table.act(action)
+            if quit_early:
+                break
+        renderer.draw(surface, table.model, ui, table.frame, table.grid())
+        result.frames = index + 1
+        if headless:
+            rgb = pygame.surfarray.array3d(surface).swapaxes(0, 1)
+            bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+            if writer is None:
+                writer = cv2.VideoWriter(os.path.join(out, VIDEO_NAME),
+                                         cv2.VideoWriter_fourcc(*"mp4v"), fps,
+                                         (bgr.shape[1], bgr.shape[0]))
+                if writer.isOpened():
+                    result.video = os.path.join(out, VIDEO_NAME)
+            if writer.isOpened():
+                writer.write(bgr)
+            if changed or index == 0 or index == len(files) - 1:
+                cv2.imwrite(os.path.join(out, f"display-{index:04d}.png"), bgr)
+                result.images += 1
+        else:
+            pygame.display.flip()
+            time.sleep(max(0.0, 1.0 / fps - (time.monotonic() - tick)))
+    result.seconds = time.monotonic() - began
+    if writer is not None:
+        writer.release()
+    referee = table.referee
+    result.moves = list(referee.moves)
+    status = referee.game.status()
+    result.result, result.reason = status.fgn_result, status.reason
+    if headless:
+        with open(os.path.join(out, "game.txt"), "w", encoding="utf-8") as fh:
+            fh.write(" ".join(result.moves) + f"\n{result.result} {result.reason}\n")
+    elif not quit_early:
+        _linger(surface, table, ui, renderer)
+    pygame.quit()
+    return result
+
+
+def _linger(surface, table, ui, renderer) -> None:
+    """Keep the final picture up (controls still work) until the window is closed."""
+    import pygame
+
+    from .controls import handle
+    while True:
+        for event in pygame.event.get():
+            if event.type == pygame.VIDEORESIZE:
+                surface = pygame.display.get_surface()
+                continue
+            for action in handle(event, ui, renderer.layout, side_to_move=table.model.side,
+                                 history_len=len(table.model.history)):
+                if action.name == "quit":
+                    return
+                table.act(action)
+        renderer.draw(surface, table.model, ui, table.frame, table.grid())
+        pygame.display.flip()
+        time.sleep(0.05)

@@ -1,0 +1,122 @@
+"""``fenix-table run``: put the configuration, the camera, the archive and the screen
+together and hand them to :func:`~fenix_table.display.app.run_loop`."""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Optional
+
+from ..errors import CameraError, ConfigError
+
+log = logging.getLogger(__name__)
+
+NO_CAMERA = ("no camera found ({reason}); choose one with --camera SOURCE or camera.source "
+             "in the configuration: picamera2, a webcam index such as 0, a video file or a "
+             "folder of images")
+
+
+def choose_source(spec: Optional[str], config) -> str:
+    """The camera to open: ``spec`` if given, else the configuration's (``auto``: the Pi
+    camera when picamera2 is installed, else webcam 0)."""
+    if spec:
+        return spec
+    if config is not None:
+        return config.camera.resolved_source()
+    import importlib.util
+    return "picamera2" if importlib.util.find_spec("picamera2") else "0"
+
+
+def open_camera(spec: str):
+    """Open ``spec`` once to fail early with one clear line when there is no camera."""
+    from ..vision import open_source
+    try:
+        return open_source(spec)
+    except CameraError as error:
+        raise CameraError(NO_CAMERA.format(reason=error)) from None
+
+
+def _lights(config):
+    """The device engineer's Lights when the package and GPIO exist, else None."""
+    if config is None:
+        return None
+    try:
+        from ..device import Lights
+    except ImportError:
+        return None
+    lights = Lights.from_config(config)
+    return lights if lights.active else None
+
+
+def run_table(args, config) -> int:
+    """The table until the players quit or a signal arrives. Returns the exit code."""
+    from ..record import GameStore
+    from .app import FrameGrabber, GameSetup, Table, open_screen, run_loop
+    from .controls import UiState
+
+    spec = choose_source(args.camera, config)
+    first = open_camera(spec)
+    opened = [first]
+
+    def reopen():
+        # The first open is the one already checked; later ones follow failures.
+        if opened:
+            return opened.pop()
+        from ..vision import open_source
+        return open_source(spec)
+
+    display = config.display if config is not None else None
+    setup = GameSetup(
+        size=args.board or (config.board.side if config is not None and
+                            config.board.side != "auto" else "9x9"),
+        preset=args.rules or (config.rules.preset if config is not None else "official"),
+        mode=args.mode or (config.referee.mode if config is not None else "referee"),
+        options=tuple(dict(config.rules.options).items()) if config is not None and
+        not args.rules else ())
+    calibration = None
+    calibration_file = args.calibration or (config.board.calibration if config is not None else "")
+    if calibration_file:
+        from ..vision import Calibration
+        calibration = Calibration.load(calibration_file)
+    database = args.database or (config.record.database if config is not None else "") or None
+    store = GameStore(database)
+    resume = None
+    if args.resume:
+        unfinished = store.unfinished()
+        if not unfinished:
+            raise ConfigError("--resume: there is no unfinished game in the archive")
+        resume = max(unfinished, key=lambda g: g.id).id
+    lights = _lights(config)
+    ui = UiState(language=args.language or (display.language if display else "en"),
+                 rotation=args.rotate if args.rotate is not None else
+                 (display.quarter_turns if display else 0),
+                 show_camera=display.camera_inset if display else True,
+                 show_clocks=display.clocks if display else False)
+    stable = config.referee.stable_frames if config is not None else 3
+    grabber = FrameGrabber(reopen)
+    try:
+        table = Table(setup, store=store, lights=lights, stable_frames=stable,
+                      calibration=calibration, resume=resume)
+        size = args.size or ((display.width, display.height) if display and display.width
+                             else (0, 0))
+        fullscreen = args.fullscreen
+        if fullscreen is None and display is not None:
+            fullscreen = display.fullscreen_choice
+        surface, _ = open_screen(fullscreen, size)
+        grabber.start()
+        why = run_loop(table, grabber, surface, ui)
+        game = table.referee
+        saved = f"game {game.game_id}" if game.game_id is not None else "the game"
+        print(f"{saved} saved in {store.path} ({len(game.moves)} plies, "
+              f"{game.game.status().fgn_result}); stopped: {why}", file=sys.stderr)
+        return 0
+    finally:
+        grabber.stop()
+        if lights is not None:
+            lights.close()
+        store.close()
+        try:
+            import pygame
+            pygame.quit()
+        except ImportError:
+            pass
