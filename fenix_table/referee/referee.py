@@ -22,7 +22,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import FenixError, IllegalMoveError, RecordError
 from ..rules import Explanation, Game, Position, Rules, explain, legal_moves
 from . import events as ev
-from .tracker import BoardReading, Candidate, decide, read_board, search
+from .tracker import (BoardReading, Candidate, Decision, decide, evidence_gaps, read_board,
+                      search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -209,7 +210,7 @@ class Referee:
             # Heights the camera reads with confidence can still be wrong: one ply that
             # fits every colour is taken, with a warning about the heights.
             fallback = decide(search(position, self.rules, reading, 1, use_heights=False),
-                              reading, trust_heights=False)
+                              reading, heights="prefer")
             if fallback.kind in ("move", "ambiguous"):
                 decision = fallback
         if decision.kind == "move" and self._undone is not None and \
@@ -227,9 +228,8 @@ class Referee:
             if decision.height_warnings:
                 events += self._height_notice(decision.height_warnings, frame)
             return events
-        if self._state == "checking" and decision.kind != "none":
-            # Before play (re)starts the board must show the position itself.
-            decision.kind = "none"
+        if decision.kind == "move" and evidence_gaps(decision.candidate, reading):
+            decision = self._inferred(decision, reading)
         if decision.kind == "move":
             self._unfit_key, self._unfit_count = None, 0
             events += self._take(decision.candidate, decision.height_warnings, frame)
@@ -256,9 +256,27 @@ class Referee:
                 return events + self._take(near, (), frame)
         return events + self._unexplained(reading, frame)
 
+    def _inferred(self, decision: Decision, reading: BoardReading) -> Decision:
+        """A move the camera did not fully see is taken only when colours alone leave no
+        other legal move (a King or General creation seen as one emptied cell); otherwise
+        the referee waits for a frame that shows it."""
+        cand = decision.candidate
+        gaps = evidence_gaps(cand, reading)
+        if len(cand.moves) == 1 and all(reading.colors.get(c) is not None for c in gaps):
+            by_colour = decide(search(self.position, self.rules, reading, 1, use_heights=False),
+                               reading, heights="ignore")
+            if by_colour.kind == "move" and by_colour.candidate.tokens == cand.tokens:
+                return decision
+        return Decision("ambiguous", options=[cand])
+
     def _persisted(self, reading: BoardReading) -> bool:
-        """Count how often the same unexplained reading was seen; True from ``patience`` on."""
-        key = reading.key()
+        """Count how often the same unexplained change was seen; True from ``patience`` on.
+
+        The change is the set of readable cells that differ from the position, with what
+        they show: cells that are unreadable in one frame and not the next do not restart
+        the count."""
+        stacks = self.position.stacks()
+        key = tuple((cell, reading.colors[cell]) for cell in sorted(reading.diff(stacks)))
         if key == self._unfit_key:
             self._unfit_count += 1
         else:
@@ -282,12 +300,17 @@ class Referee:
             exact = decide(search(self.position, self.rules, reading, self.max_plies), reading)
             if exact.kind == "move" and exact.candidate.moves:
                 return exact.candidate
-        near = [c for c in search(self.position, self.rules, reading, 2, tolerance=1)
-                if c.moves and len(c.mismatches) == 1]
+        near = search(self.position, self.rules, reading, 2, tolerance=1)
+        if any(not c.moves for c in near):
+            return None   # the position itself is as near: an extra or missing stone
         fitting = []
         for cand in near:
+            if len(cand.mismatches) != 1:
+                continue
             cells = {c for m in cand.moves for c in (*m.path, *m.captured)}
-            if set(cand.mismatches) & cells:
+            # The move must be seen, not inferred: every cell it touches is readable.
+            if set(cand.mismatches) & cells or any(reading.colors.get(c) is None for c in cells) \
+                    or evidence_gaps(cand, reading):
                 continue
             if set(reading.height_conflicts(cand.placement)) & cand.touched():
                 continue

@@ -249,8 +249,25 @@ def _same_result(cands: List[Candidate]) -> bool:
                for c in cands[1:])
 
 
+def evidence_gaps(cand: Candidate, reading: BoardReading) -> Tuple[str, ...]:
+    """Cells a candidate relies on without the camera having seen them: a ply's start or
+    landing cell that is unreadable, or a stacking move's landing whose height is not read
+    as the stack it becomes. A candidate with gaps is inferred, not seen."""
+    gaps = []
+    for move in cand.moves:
+        for cell in (move.path[0], move.path[-1]):
+            if reading.colors.get(cell) is None:
+                gaps.append(cell)
+        landing = move.path[-1]
+        if move.stacking and reading.colors.get(landing) is not None:
+            piece = cand.placement.get(landing)
+            if piece is None or reading.heights.get(landing) != piece[1]:
+                gaps.append(landing)
+    return tuple(sorted(set(gaps)))
+
+
 def decide(candidates: List[Candidate], reading: BoardReading,
-           trust_heights: bool = True) -> Decision:
+           heights: str = "trust") -> Decision:
     """Pick the one explanation of a reading among exact candidates, or say why not.
 
     Fewer plies win (a board that still fits the position means nothing has happened
@@ -259,8 +276,9 @@ def decide(candidates: List[Candidate], reading: BoardReading,
     several moves leading to the same placement, are ambiguous: the referee waits. The
     one exception are options that all lead to the same position (a capture's route, the
     order of one side's plies): the position is certain, the first option (by token) is
-    taken and ``routes`` lists the others. With ``trust_heights`` False contradicting heights only lower a candidate's
-    standing (and become warnings) instead of ruling it out. A search that gave up at its
+    taken and ``routes`` lists the others. ``heights``: "trust" (a contradicting height
+    rules a candidate out), "prefer" (it only lowers the candidate's standing and becomes
+    a warning) or "ignore" (colours alone decide). A search that gave up at its
     budget never decides a move: it is "ambiguous" with the options it found.
     """
     if not candidates:
@@ -273,8 +291,8 @@ def decide(candidates: List[Candidate], reading: BoardReading,
                         height_warnings=tuple(reading.height_conflicts(unchanged.placement)))
     viable = []
     for cand in candidates:
-        conflicts = set(reading.height_conflicts(cand.placement))
-        if trust_heights and conflicts & cand.touched():
+        conflicts = set() if heights == "ignore" else set(reading.height_conflicts(cand.placement))
+        if heights == "trust" and conflicts & cand.touched():
             continue
         viable.append((len(cand.moves), cand, conflicts))
     if not viable:

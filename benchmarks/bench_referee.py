@@ -1,0 +1,368 @@
+"""Referee benchmark: how well the referee follows whole games seen through a camera.
+
+Part 1 (synthetic observations, the bulk): random legal playouts on both boards. Every
+position is shown as the camera would: frames with a hand over the board (covered
+cells), then still frames with per-frame camera noise (misread colours, low-confidence
+cells, missing and wrong heights). The frames go through vision's real stability filter
+and then the referee, exactly as in ``fenix-table track``. Some turns are played twice
+in a row without a still board in between (two plies to reconstruct), and illegal
+changes are injected (the player then restores the board and plays legally).
+
+Part 2 (rendered frames): a few shorter games rendered with the frame generator
+(``fenix_table.sim``) and read by the full vision pipeline, when it runs here.
+
+Printed figures:
+- move recognition: plies the referee committed by itself with the right position;
+- confirmations: plies the simulated players had to pick on the display (MoveAmbiguous);
+- wrong commits: a committed position the game never had (target 0);
+- false violations: Violation / OutOfSync while the board showed a legal state;
+- missed violations: injected illegal changes that were never reported (target 0);
+- delay from the board becoming still to MoveCommitted, in frames and milliseconds
+  (frames x frame period at the given fps, plus the referee's own processing time).
+
+Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 2] [--seed 1]``.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from fenix_table.referee import Referee
+from fenix_table.referee.synthetic import Noise, observe_placement
+from fenix_table.rules import Game, Position, Rules, apply, legal_moves
+from fenix_table.vision.stability import StabilityFilter
+
+# Per cell and frame. Flicker (a colour misread for one frame) is kept rare because the
+# stability filter discards any window it touches; stubborn misreads (glare on one stone
+# for a whole still period) are simulated separately, see ``GLARE``.
+NOISE = Noise(misread=0.0005, unsure=0.01, no_height=0.05, wrong_height=0.005)
+#: Chance that a still period has one cell misread in every frame (glare, a shadow).
+GLARE = 0.03
+
+
+@dataclass
+class Tally:
+    plies: int = 0
+    recognised: int = 0
+    confirmed: int = 0
+    wrong: int = 0
+    injected: int = 0
+    caught: int = 0
+    false_reports: int = 0
+    false_codes: Dict[str, int] = field(default_factory=dict)
+    route_notices: int = 0
+    glare: int = 0
+    delays_frames: List[int] = field(default_factory=list)
+    delays_ms: List[float] = field(default_factory=list)
+    observe_ms: List[float] = field(default_factory=list)
+    games: int = 0
+    boards: Dict[str, int] = field(default_factory=dict)
+
+
+def illegal_change(position: Position, rng: random.Random) -> Optional[Dict]:
+    """A placement one illegal action away (a stone moved where no legal move takes it,
+    or an extra stone), which no one or two legal plies produce; None if none was found."""
+    stacks = position.stacks()
+    legal_results = {tuple(sorted(apply(position, m).stacks().items()))
+                     for m in legal_moves(position)}
+    two_ply = set()
+    if not position.in_setup:
+        for m in legal_moves(position):
+            after = apply(position, m)
+            for m2 in legal_moves(after):
+                two_ply.add(tuple(sorted(apply(after, m2).stacks().items())))
+    empties = [c for c in position.cells if c not in stacks]
+    for _ in range(50):
+        kind = rng.random()
+        placement = dict(stacks)
+        if kind < 0.8:
+            frm = rng.choice(sorted(stacks))
+            to = rng.choice(empties)
+            placement[to] = placement.pop(frm)
+        else:
+            color = rng.choice(["red", "black"])
+            placement[rng.choice(empties)] = (color, 1)
+        key = tuple(sorted(placement.items()))
+        if key not in legal_results and key not in two_ply and key != tuple(sorted(stacks.items())):
+            return placement
+    return None
+
+
+class Table:
+    """A simulated table: truth game, camera frames through the stability filter, referee."""
+
+    def __init__(self, board: str, rules: Rules, rng: random.Random, tally: Tally, fps: float):
+        self.board, self.rules, self.rng, self.tally, self.fps = board, rules, rng, tally, fps
+        self.truth = Game(Position.start(board), rules)
+        self.referee = Referee(board=board, rules=rules)
+        self.filter = StabilityFilter(3)
+        self.frame = 0
+        self.illegal = False
+        self.reported = False
+        self.still_since: Optional[int] = None
+        self.awaiting: List[str] = []  # fpns committed-to-be, for delay measurement
+
+    def show(self, placement, still: int, hand: int) -> None:
+        """``hand`` frames with a hand over the board, then ``still`` still frames."""
+        rng = self.rng
+        for _ in range(hand):
+            covered = rng.sample(self.truth.position.cells, rng.randint(3, 12))
+            obs = observe_placement(placement, self.board, self.frame, occluded=covered,
+                                    hand=True, noise=NOISE, rng=rng)
+            self.feed(obs, stable=None)
+        self.still_since = self.frame
+        glare = None
+        if rng.random() < GLARE:
+            cell = rng.choice(self.truth.position.cells)
+            shown = placement.get(cell, ("empty", None))[0]
+            glare = {cell: (rng.choice([c for c in ("empty", "red", "black") if c != shown]), None)}
+            self.tally.glare += 1
+        for _ in range(still):
+            obs = observe_placement(placement, self.board, self.frame, noise=NOISE, rng=rng,
+                                    overrides=glare)
+            self.feed(obs, stable=self.filter.push(obs))
+
+    def feed(self, obs, stable) -> None:
+        if stable is None and obs.hand:
+            self.filter.push(obs)
+            stable = obs   # the referee only takes the camera state from it
+        if stable is None:
+            self.frame += 1
+            return
+        began = time.perf_counter()
+        events = self.referee.observe(stable)
+        spent = (time.perf_counter() - began) * 1000
+        if not stable.hand:
+            self.tally.observe_ms.append(spent)
+        for event in events:
+            self.account(event, spent)
+        self.frame += 1
+
+    def account(self, event, spent_ms: float) -> None:
+        tally = self.tally
+        if event.kind == "move_committed":
+            history = [p.fpn() for p in self.truth.positions]
+            if event.fpn_after not in history:
+                tally.wrong += 1
+                return
+            tally.recognised += 1
+            if event.fpn_after == self.truth.position.fpn() and self.still_since is not None:
+                frames = self.frame - self.still_since + 1
+                tally.delays_frames.append(frames)
+                tally.delays_ms.append(frames * 1000.0 / self.fps + spent_ms)
+        elif event.kind in ("violation", "out_of_sync"):
+            if self.illegal:
+                self.reported = True
+            else:
+                tally.false_reports += 1
+                code = getattr(event, "code", "out_of_sync")
+                tally.false_codes[code] = tally.false_codes.get(code, 0) + 1
+        elif event.kind == "notice" and event.code == "route_unseen":
+            tally.route_notices += 1
+
+    def settle(self) -> None:
+        """After a still period the players look at the display: they pick the move the
+        referee could not tell apart, undo a wrong one, or confirm the board."""
+        ref = self.referee
+        truth = self.truth
+        if ref.state == "over" or ref.position.fpn() == truth.position.fpn():
+            return
+        fpns = [p.fpn() for p in truth.positions]
+        while ref.position.fpn() not in fpns and ref.moves:
+            ref.undo()
+        index = fpns.index(ref.position.fpn()) if ref.position.fpn() in fpns else None
+        if index is None:
+            return
+        tokens = [m.token for m in truth.moves[index:]]
+        before = self.tally.recognised
+        ref.confirm(tokens)
+        self.tally.confirmed += len(tokens)
+        self.tally.recognised = before
+
+    def play(self, max_plies: int = 400) -> None:
+        rng = self.rng
+        self.referee.begin()
+        self.show(self.truth.position.stacks(), still=8, hand=0)
+        while not self.truth.status().over and self.truth.ply < max_plies:
+            if rng.random() < 0.06:
+                self.inject()
+            plies = 2 if rng.random() < 0.1 else 1
+            for i in range(plies):
+                if self.truth.status().over:
+                    break
+                self.truth.push(rng.choice(self.truth.legal_moves()))
+                self.tally.plies += 1
+                if i < plies - 1:
+                    self.show(self.truth.position.stacks(), still=1, hand=2)
+            self.show(self.truth.position.stacks(), still=rng.randint(5, 12),
+                      hand=rng.randint(2, 5))
+            self.settle()
+        self.tally.games += 1
+        self.tally.boards[self.board] = self.tally.boards.get(self.board, 0) + 1
+
+    def inject(self) -> None:
+        placement = illegal_change(self.truth.position, self.rng)
+        if placement is None or self.referee.state != "play":
+            return
+        self.tally.injected += 1
+        self.illegal, self.reported = True, False
+        self.show(placement, still=6, hand=3)
+        if self.reported:
+            self.tally.caught += 1
+        self.show(self.truth.position.stacks(), still=4, hand=2)   # restored
+        self.illegal = False
+        if self.referee.state in ("violation", "out_of_sync"):
+            self.referee.confirm([])
+
+
+def synthetic(games: int, seed: int, fps: float) -> Tally:
+    tally = Tally()
+    for g in range(games):
+        board = "9x9" if g % 2 else "7x8"
+        rules = Rules.preset("strike" if g % 5 == 4 else "official")
+        Table(board, rules, random.Random(seed * 1000 + g), tally, fps).play()
+    return tally
+
+
+def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
+    """A few games through the frame generator and the full vision pipeline."""
+    import numpy as np
+
+    from fenix_table.sim import random_scene, render_frame
+    from fenix_table.vision import Vision
+
+    tally = Tally()
+    for g in range(games):
+        board = "7x8" if g % 2 == 0 else "9x9"
+        rng = random.Random(seed + g)
+        nrng = np.random.default_rng(seed + g)
+        scene = random_scene(nrng, board, hard=False, hand=False)
+        truth = Game(Position.start(board))
+        vision = Vision(board="auto", stable_frames=3)
+        ref: Optional[Referee] = None
+        frame = 0
+        still_since = 0
+
+        def run(placement, hand: bool):
+            nonlocal ref, frame
+            from dataclasses import replace
+            shot = replace(scene, hand=True, hand_angle_deg=rng.uniform(0, 360),
+                           hand_reach=rng.uniform(2, 5)) if hand else scene
+            bgr, _ = render_frame(placement, board, shot, nrng)
+            began = time.perf_counter()
+            result = vision.process(bgr, frame)
+            if ref is None and result.calibration is not None:
+                ref = Referee(board=result.calibration.board)
+                ref.begin()
+            events = []
+            if ref is not None:
+                obs = result.stable or (result.observation
+                                        if result.status in ("hand", "board_not_found") else None)
+                if obs is not None:
+                    events = ref.observe(obs)
+            spent = (time.perf_counter() - began) * 1000
+            tally.observe_ms.append(spent)
+            for event in events:
+                if event.kind == "move_committed":
+                    if event.fpn_after in [p.fpn() for p in truth.positions]:
+                        tally.recognised += 1
+                        if event.fpn_after == truth.position.fpn():
+                            tally.delays_frames.append(frame - still_since + 1)
+                            tally.delays_ms.append(spent)
+                    else:
+                        tally.wrong += 1
+                elif event.kind in ("violation", "out_of_sync"):
+                    tally.false_reports += 1
+                    code = getattr(event, "code", "out_of_sync")
+                    tally.false_codes[code] = tally.false_codes.get(code, 0) + 1
+            frame += 1
+
+        for _ in range(4):
+            run(truth.position.stacks(), hand=False)
+        while truth.ply < plies and not truth.status().over:
+            truth.push(rng.choice(truth.legal_moves()))
+            tally.plies += 1
+            for _ in range(2):
+                run(truth.position.stacks(), hand=True)
+            still_since = frame
+            for _ in range(5):
+                run(truth.position.stacks(), hand=False)
+            if ref is not None and ref.position.fpn() != truth.position.fpn():
+                fpns = [p.fpn() for p in truth.positions]
+                if ref.position.fpn() in fpns:
+                    tokens = [m.token for m in truth.moves[fpns.index(ref.position.fpn()):]]
+                    ref.confirm(tokens)
+                    tally.confirmed += len(tokens)
+        tally.games += 1
+        tally.boards[board] = tally.boards.get(board, 0) + 1
+    return tally
+
+
+def report(title: str, tally: Tally, fps: Optional[float]) -> None:
+    def pct(a, b):
+        return f"{100.0 * a / b:.1f}%" if b else "n/a"
+
+    print(f"== {title} ==")
+    boards = ", ".join(f"{n} on {b}" for b, n in sorted(tally.boards.items()))
+    print(f"games: {tally.games} ({boards}), plies: {tally.plies}")
+    print(f"move recognition (committed by the referee itself, right position): "
+          f"{tally.recognised}/{tally.plies} = {pct(tally.recognised, tally.plies)}")
+    print(f"plies the players had to confirm (MoveAmbiguous / unreadable): {tally.confirmed}")
+    if tally.glare:
+        print(f"still periods with one stubbornly misread cell (glare): {tally.glare}")
+    print(f"wrong commits: {tally.wrong}")
+    codes = ", ".join(f"{k}: {v}" for k, v in sorted(tally.false_codes.items()))
+    print(f"false violations / out-of-sync reports: {tally.false_reports}"
+          + (f" ({codes})" if codes else ""))
+    if tally.injected or fps is not None:
+        print(f"injected illegal changes: {tally.injected}, reported: {tally.caught}, "
+              f"missed: {tally.injected - tally.caught}")
+    print(f"route/order notices (same position, notation uncertain): {tally.route_notices}")
+    if tally.delays_frames:
+        frames = tally.delays_frames
+        print(f"delay still board -> MoveCommitted: frames median {statistics.median(frames)}, "
+              f"max {max(frames)}")
+        ms = tally.delays_ms
+        label = f"at {fps:g} fps incl. processing" if fps else "processing of the committing frame"
+        print(f"delay in ms ({label}): median {statistics.median(ms):.1f}, max {max(ms):.1f}")
+    if tally.observe_ms:
+        per = tally.observe_ms
+        what = "referee.observe" if fps else "vision + referee"
+        print(f"{what} per frame: median {statistics.median(per):.2f} ms, "
+              f"p99 {sorted(per)[int(0.99 * (len(per) - 1))]:.2f} ms, max {max(per):.2f} ms")
+    print()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=24, help="synthetic games (default 24)")
+    parser.add_argument("--rendered", type=int, default=2, help="rendered games (default 2)")
+    parser.add_argument("--rendered-plies", type=int, default=14)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    tally = synthetic(args.games, args.seed, args.fps)
+    report("Part 1: synthetic observations from ground truth with camera noise", tally, args.fps)
+    print(f"(part 1 took {time.perf_counter() - began:.1f} s)\n")
+    if args.rendered:
+        began = time.perf_counter()
+        try:
+            rtally = rendered(args.rendered, args.seed, args.rendered_plies)
+        except Exception as error:   # the vision pipeline is a separate stage; say why
+            print(f"== Part 2: rendered frames through vision: not run ({type(error).__name__}: "
+                  f"{error}) ==")
+            return 0
+        report("Part 2: frames rendered with fenix_table.sim, read by fenix_table.vision", rtally,
+               None)
+        print(f"(part 2 took {time.perf_counter() - began:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
