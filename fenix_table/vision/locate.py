@@ -44,7 +44,10 @@ class LocateConfig:
     max_lines: int = 120             # Hough lines kept per polarity
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
-    min_fit: float = 0.22            # grid_fit below this: no board
+    min_fit: float = 0.22            # grid_fit from here on: a board
+    weak_fit: float = 0.12           # ... or from here on, if the crossings agree:
+    crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity
+    sure_fit: float = 0.45           # grid_fit above this: do not try the other face
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
 
@@ -163,9 +166,11 @@ def grid_fit(lines_dil: np.ndarray, Hm: np.ndarray, board: str) -> float:
 # Candidate generation
 
 
-def _ridges(lines: np.ndarray) -> np.ndarray:
+def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np.ndarray:
     """One-pixel-wide ridge pixels of a line image (uint8 0/255): strong pixels that are
-    the maximum across their line, the line direction taken from the Hessian."""
+    the maximum across their line, the line direction taken from the Hessian. Strong
+    means above ``percentile`` of the ridge strength and above ``floor`` times the
+    strongest ridges."""
     sm = cv2.GaussianBlur(lines, (0, 0), 1.0)
     lxx = cv2.Sobel(sm, cv2.CV_32F, 2, 0, ksize=3)
     lyy = cv2.Sobel(sm, cv2.CV_32F, 0, 2, ksize=3)
@@ -181,14 +186,14 @@ def _ridges(lines: np.ndarray) -> np.ndarray:
     up, down = np.roll(sm, 1, axis=0), np.roll(sm, -1, axis=0)
     peak = np.where(across_x, (sm >= left) & (sm > right), (sm >= up) & (sm > down))
     strong = -curv
-    thr = max(float(np.percentile(strong, 95)), 0.2 * float(np.percentile(strong, 99.8)), 0.5)
+    thr = max(float(np.percentile(strong, percentile)), floor * float(np.percentile(strong, 99.8)), 0.5)
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
 
 
-def _hough(lines: np.ndarray, config: LocateConfig) -> np.ndarray:
+def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2) -> np.ndarray:
     """Hough lines (rho, theta, votes) of a line image, strongest first, de-duplicated."""
     h, w = lines.shape
-    binary = _ridges(lines)
+    binary = _ridges(lines, percentile, floor)
     found = cv2.HoughLinesWithAccumulator(binary, 1, math.pi / 360, max(20, int(min(h, w) * 0.08)))
     if found is None:
         return np.zeros((0, 3))
@@ -323,20 +328,26 @@ def _pairs(pos: np.ndarray, cells: int, keep: int) -> List[Tuple[int, int, int, 
 
 
 def _intersect(l1: np.ndarray, l2: np.ndarray) -> Optional[np.ndarray]:
-    A = np.array([[l1[0], l1[1]], [l2[0], l2[1]]])
-    if abs(np.linalg.det(A)) < 1e-6:
+    """Crossing of two lines a x + b y = c, or None when they are (nearly) parallel."""
+    det = l1[0] * l2[1] - l1[1] * l2[0]
+    if abs(det) < 1e-6:
         return None
-    return np.linalg.solve(A, np.array([l1[2], l2[2]]))
+    return np.array([(l1[2] * l2[1] - l1[1] * l2[2]) / det, (l1[0] * l2[2] - l1[2] * l2[0]) / det])
 
 
 def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
     """Yield (homography board->work px, width, height) candidates for one polarity."""
     width, height = DIMENSIONS[board]
     hough = _hough(lines, config)
+    families = _families(hough, config)
+    if not families:
+        # Motion blur can smear one direction's lines far below the other's: look again
+        # with a lower bar for what counts as a line.
+        families = _families(_hough(lines, config, 85, 0.05), config)
     ys, xs = np.nonzero(lines > np.percentile(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
-    for fam_a, fam_b in _families(hough, config):
+    for fam_a, fam_b in families:
         pa, la = _merge(*_positions(fam_a, centre))
         pb, lb = _merge(*_positions(fam_b, centre))
         for na, nb in assignments:
@@ -357,8 +368,15 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
 
 def _fit_lines(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: int) -> Dict[int, np.ndarray]:
     """Snap the ``n + 1`` predicted lines of one family to the ridges of ``smooth``; return
-    the refitted image lines as (a, b, c) with a x + b y = c, by line index."""
-    t = np.arange(0.1, span, 0.1)
+    the refitted image lines as (a, b, c) with a x + b y = c, by line index.
+
+    Only stretches near the crossings are used: there no stone reaches (a stone's rim
+    stays ~0.2 cell from every crossing), while along a cell's side a stone's dark edge
+    or shadow lies right next to the line and drags the fit towards it. The crossing
+    itself is skipped, where the other line makes the across-profile flat."""
+    near = np.array([-0.2, -0.16, -0.12, -0.08, 0.08, 0.12, 0.16, 0.2])
+    t = (np.arange(span + 1)[:, None] + near[None, :]).ravel()
+    t = t[(t > 0) & (t < span)]
     offsets = np.arange(-12, 13) * 0.02                         # +-0.24 cell across the line
     idx = np.arange(n + 1)
     # board points: line i, position t along it, offset across it
@@ -412,7 +430,8 @@ def _refine(lines: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2
     return Hm
 
 
-def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> float:
+def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np.ndarray:
+    """Line brightness minus the board beside it at every inner line crossing in view."""
     """Median brightness of the grid lines minus the board right beside them, measured at
     the line crossings, where no stone reaches (a stone's rim stays ~0.2 cell away from
     every crossing). Positive: light lines (the 9x9 face); negative: dark lines (7x8).
@@ -431,8 +450,21 @@ def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> float:
     on, off = sample(on_offsets), sample(off_offsets)
     with np.errstate(all="ignore"):
         diff = np.nanmedian(on, axis=1) - np.nanmedian(off, axis=1)
-    diff = diff[np.isfinite(diff)]
-    return float(np.median(diff)) if len(diff) else 0.0
+    return diff[np.isfinite(diff)]
+
+
+def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Tuple[float, float]:
+    """(median, agreement) of the line-minus-board contrast at the line crossings, where
+    no stone reaches (a stone's rim stays ~0.2 cell away from every crossing). A positive
+    median means light lines (the 9x9 face), negative dark lines (7x8); agreement is the
+    share of crossings with the median's sign (~1 for a real grid, ~0.5 for chance).
+    Between stones the bare board shows as a thin strip along each line, which the
+    opposite polarity's line image also picks up; the crossings tell the two apart."""
+    diff = _crossing_contrast(gray, Hm, na, nb)
+    if not len(diff):
+        return 0.0, 0.0
+    median = float(np.median(diff))
+    return median, float(np.mean(np.sign(diff) == np.sign(median)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -510,7 +542,13 @@ def _work_gray(frame: np.ndarray, work_size: int) -> Tuple[np.ndarray, float]:
     h, w = frame.shape[:2]
     scale = min(1.0, work_size / max(h, w))
     small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame
-    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), scale
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    # Sensor noise in dim light makes a top-hat full of specks: smooth it away first.
+    # Noise level: robust spread of what a 3x3 median filter removes.
+    noise = 1.25 * float(np.mean(np.abs(gray.astype(np.int16) - cv2.medianBlur(gray, 3))))
+    if noise > 0.04 * max(float(np.percentile(gray, 95)) - float(np.percentile(gray, 5)), 1.0):
+        gray = cv2.GaussianBlur(gray, (0, 0), 0.9)
+    return gray, scale
 
 
 def _dilate(lines: np.ndarray) -> np.ndarray:
@@ -567,19 +605,28 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         for Hm, na, nb in _candidates(lines, face, config):
             scored.append((_score(dil, Hm, na, nb), Hm, na, nb))
         scored.sort(key=lambda t: -t[0])
-        for s, Hm, na, nb in scored[:3]:
-            if s < 0.5 * config.min_fit:
+        # The face must show its own line polarity at the crossings; refine the best
+        # candidate that does (refining is the expensive step).
+        for s, Hm, na, nb in scored[:4]:
+            if s < config.weak_fit:
                 break
+            if (line_polarity(gray, Hm, na, nb)[0] > 0) != LIGHT_LINES[face]:
+                continue
             Hr = _refine(lines, Hm, na, nb)
             sr = _score(dil, Hr, na, nb)
             if sr < s:
                 Hr, sr = Hm, s
-            # The face must show its own line polarity at the crossings.
-            if (line_polarity(gray, Hr, na, nb) > 0) != LIGHT_LINES[face]:
-                continue
-            if best is None or sr > best[0]:
-                best = (sr, face, Hr, na, nb)
-    if best is None or best[0] < config.min_fit:
+            polarity, agreement = line_polarity(gray, Hr, na, nb)
+            # A faint pattern (glossy rims, dim light) still counts when nearly every
+            # crossing shows this face's line polarity.
+            right = (polarity > 0) == LIGHT_LINES[face]
+            if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
+                if best is None or sr > best[0]:
+                    best = (sr, face, Hr, na, nb)
+            break
+        if best is not None and best[0] >= config.sure_fit:
+            break       # a crisp grid of the right polarity: the other face cannot beat it
+    if best is None:
         raise BoardNotFoundError("no board grid found in the frame")
     score, face, Hm, na, nb = best
     width, height = DIMENSIONS[face]
