@@ -292,3 +292,8 @@ def test_an_error_from_the_pin_library_names_the_part(clock):
             make(factory, clock)
     finally:
         factory.reset()
+
+
+def test_docstring_example_runs():
+    import doctest
+    assert doctest.testmod(lights_module).failed == 0
