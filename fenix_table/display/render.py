@@ -37,6 +37,7 @@ OUTLINE = (0, 0, 0)
 # Compulsory-capture paths: one colour per alternative (the first is the usual case).
 PATH_COLOURS = ((255, 214, 0), (0, 224, 255), (255, 96, 224), (130, 255, 90))
 JUMPED = (255, 255, 255)
+STACK_LABEL = (255, 240, 200)   # not JUMPED white: a King is not a stone to take
 REMOVE = (255, 140, 0)
 VIOLATION = (235, 30, 30)
 SYNC = (255, 150, 0)
@@ -313,7 +314,7 @@ class Renderer:
             pygame.draw.circle(surface, (240, 200, 40), (cx, top_y), int(radius * 0.78), max(2, s // 18))
         if height >= 2:
             px = max(10, int(s * 0.5))
-            self._text(surface, str(height), px, (255, 255, 255), centre=(cx, top_y + 1))
+            self._text(surface, str(height), px, STACK_LABEL, centre=(cx, top_y + 1))
 
     def _cross(self, surface, geo, cell, colour, ring=False) -> None:
         s = geo.cell
