@@ -55,6 +55,7 @@ class Tally:
     caught: int = 0
     false_reports: int = 0
     false_codes: Dict[str, int] = field(default_factory=dict)
+    glare_reports: int = 0
     route_notices: int = 0
     glare: int = 0
     delays_frames: List[int] = field(default_factory=list)
@@ -105,6 +106,7 @@ class Table:
         self.illegal = False
         self.reported = False
         self.still_since: Optional[int] = None
+        self.glare: Optional[str] = None
         self.awaiting: List[str] = []  # fpns committed-to-be, for delay measurement
 
     def show(self, placement, still: int, hand: int) -> None:
@@ -116,11 +118,12 @@ class Table:
                                     hand=True, noise=NOISE, rng=rng)
             self.feed(obs, stable=None)
         self.still_since = self.frame
-        glare = None
+        glare = self.glare = None
         if rng.random() < GLARE:
             cell = rng.choice(self.truth.position.cells)
             shown = placement.get(cell, ("empty", None))[0]
             glare = {cell: (rng.choice([c for c in ("empty", "red", "black") if c != shown]), None)}
+            self.glare = cell
             self.tally.glare += 1
         for _ in range(still):
             obs = observe_placement(placement, self.board, self.frame, noise=NOISE, rng=rng,
@@ -139,7 +142,13 @@ class Table:
         spent = (time.perf_counter() - began) * 1000
         if not stable.hand:
             self.tally.observe_ms.append(spent)
+        committed = [e for e in events if e.kind == "move_committed"]
         for event in events:
+            # Plies committed together are judged by where they lead: the board cannot
+            # show their order, and the referee says so with a route notice.
+            if event.kind == "move_committed" and event is not committed[-1]:
+                self.tally.recognised += 1
+                continue
             self.account(event, spent)
         self.frame += 1
 
@@ -158,6 +167,8 @@ class Table:
         elif event.kind in ("violation", "out_of_sync"):
             if self.illegal:
                 self.reported = True
+            elif self.glare is not None and self.glare in event.cells:
+                tally.glare_reports += 1
             else:
                 tally.false_reports += 1
                 code = getattr(event, "code", "out_of_sync")
@@ -211,7 +222,8 @@ class Table:
             return
         self.tally.injected += 1
         self.illegal, self.reported = True, False
-        self.show(placement, still=6, hand=3)
+        # The illegal board stands until the referee objects (1-1.5 s at 10 fps here).
+        self.show(placement, still=self.rng.randint(10, 15), hand=3)
         if self.reported:
             self.tally.caught += 1
         self.show(self.truth.position.stacks(), still=4, hand=2)   # restored
@@ -314,7 +326,9 @@ def report(title: str, tally: Tally, fps: Optional[float]) -> None:
           f"{tally.recognised}/{tally.plies} = {pct(tally.recognised, tally.plies)}")
     print(f"plies the players had to confirm (MoveAmbiguous / unreadable): {tally.confirmed}")
     if tally.glare:
-        print(f"still periods with one stubbornly misread cell (glare): {tally.glare}")
+        print(f"still periods with one stubbornly misread cell (glare): {tally.glare}; "
+              f"reported as unexplained stones on that cell: {tally.glare_reports} "
+              f"(correct: the players confirm the board)")
     print(f"wrong commits: {tally.wrong}")
     codes = ", ".join(f"{k}: {v}" for k, v in sorted(tally.false_codes.items()))
     print(f"false violations / out-of-sync reports: {tally.false_reports}"
