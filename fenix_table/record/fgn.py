@@ -53,6 +53,29 @@ def record_of(store, game_id: int):
     def comment(after_index: int, text: str) -> None:
         comments.setdefault(after_index, []).append(text)
 
+    events: Dict[int, List[dict]] = {}
+    for ply, data in store.events(game_id):
+        events.setdefault(ply, []).append(data)
+    open_violation = None
+
+    def annotate(ply: int) -> None:
+        """The events kept at ``ply`` (after that many plies), as comments in order."""
+        nonlocal open_violation
+        at = len(tokens) - 1
+        for data in events.get(ply, []):
+            kind = data.get("event")
+            if kind == "violation":
+                attempted = data.get("attempted") or "?"
+                comment(at, f"violation: {attempted}: {data.get('explanation', '')}")
+                open_violation = (at, len(comments[at]) - 1)
+            elif kind == "violation_cleared" and open_violation is not None:
+                at0, i = open_violation
+                comments[at0][i] += f"; {data.get('resolution', 'resolved')}"
+                open_violation = None
+            elif kind == "comment":
+                comment(at, str(data.get("text", "")))
+
+    annotate(0)
     for move in store.moves(game_id):
         if move.played_on:
             try:
@@ -60,40 +83,17 @@ def record_of(store, game_id: int):
             except FenixError as error:
                 raise RecordError(f"{where}, ply {move.ply}: {error}") from None
             comment(len(tokens) - 1, _played_on_comment(move.token, move.fpn_after))
-            continue
-        try:
-            position = apply(position, move.token, rules)
-        except FenixError as error:
-            raise RecordError(f"{where}, ply {move.ply} ({move.token}) does not replay: {error}") \
-                from None
-        if position.fpn() != move.fpn_after:
-            raise RecordError(f"{where}, ply {move.ply} ({move.token}): stored position "
-                              f"{move.fpn_after!r} differs from the replay {position.fpn()!r}")
-        tokens.append(move.token)
-
-    # Events are kept at the number of plies made when they happened; a ply that was a
-    # play-on is no move token, so map plies to token indexes.
-    index_after_ply = {0: -1}
-    count = 0
-    for move in store.moves(game_id):
-        if not move.played_on:
-            count += 1
-        index_after_ply[move.ply] = count - 1
-    open_violation = None
-    for ply, data in store.events(game_id):
-        at = index_after_ply.get(ply, len(tokens) - 1)
-        kind = data.get("event")
-        if kind == "violation":
-            attempted = data.get("attempted") or "?"
-            entry = [at, f"violation: {attempted}: {data.get('explanation', '')}"]
-            comments.setdefault(at, []).append(entry[1])
-            open_violation = (at, len(comments[at]) - 1)
-        elif kind == "violation_cleared" and open_violation is not None:
-            at0, i = open_violation
-            comments[at0][i] += f"; {data.get('resolution', 'resolved')}"
-            open_violation = None
-        elif kind == "comment":
-            comment(at, str(data.get("text", "")))
+        else:
+            try:
+                position = apply(position, move.token, rules)
+            except FenixError as error:
+                raise RecordError(f"{where}, ply {move.ply} ({move.token}) does not replay: "
+                                  f"{error}") from None
+            if position.fpn() != move.fpn_after:
+                raise RecordError(f"{where}, ply {move.ply} ({move.token}): stored position "
+                                  f"{move.fpn_after!r} differs from the replay {position.fpn()!r}")
+            tokens.append(move.token)
+        annotate(move.ply)
 
     tags = dict(info.tags)
     tags.setdefault("Date", _date_tag(info.started))

@@ -94,3 +94,28 @@ def test_export_of_a_tampered_archive_names_the_ply(tmp_path):
     db.close()
     with pytest.raises(RecordError, match=r"ply 2 \(a1-a5\) does not replay"):
         store.export_fgn(gid)
+
+
+def test_casual_play_on_is_exported_as_a_position_comment_and_imported_back(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite3")
+    start = position_of("7x8", BASIC)
+    ref = Referee(start=start, store=store, mode="casual")
+    ref.begin()
+    see(ref, start.stacks(), 0)
+    wrong = start.stacks()
+    wrong["c4"] = wrong.pop("c2")            # a soldier moved two cells
+    see(ref, wrong, 1)
+    see(ref, wrong, 2)
+    ref.play_on()
+    accepted = ref.position
+    see(ref, apply(accepted, "b7-b6").stacks(), 3)
+
+    text = store.export_fgn(ref.game_id)
+    record = parse_fgn(text)
+    assert record.moves == ["b7-b6"]
+    assert record.comments[-1] == [
+        "violation: c2-c4: c2 is a soldier: it steps one cell orthogonally; played_on",
+        f"played on: c2-c4; position {accepted.fpn()}"]
+    again = store.import_fgn(text)
+    assert [(m.token, m.played_on, m.fpn_after) for m in store.moves(again)] == \
+        [(m.token, m.played_on, m.fpn_after) for m in store.moves(ref.game_id)]
