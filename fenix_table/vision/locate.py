@@ -24,6 +24,7 @@ triangle at a1); otherwise a1 is a guess and ``oriented`` is False.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -47,6 +48,7 @@ class LocateConfig:
     min_fit: float = 0.22            # grid_fit from here on: a board
     weak_fit: float = 0.12           # ... or from here on, if the crossings agree:
     crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity
+    min_agreement: float = 0.7       # ... below this share the face is in doubt: no board
     sure_fit: float = 0.45           # grid_fit above this: do not try the other face
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
@@ -448,7 +450,8 @@ def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np
         v = np.where(ok, v, np.nan).reshape(len(cross), len(offsets))
         return v
     on, off = sample(on_offsets), sample(off_offsets)
-    with np.errstate(all="ignore"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # crossings out of view: NaN
         diff = np.nanmedian(on, axis=1) - np.nanmedian(off, axis=1)
     return diff[np.isfinite(diff)]
 
@@ -481,7 +484,9 @@ def _cell_colours(lab: np.ndarray, Hm: np.ndarray, board: str) -> np.ndarray:
     for ch in range(3):
         v, ok = _sample(lab[..., ch], pts)
         v = np.where(ok, v, np.nan).reshape(len(centres), -1)
-        out[:, ch] = np.nanmedian(v, axis=1) if ok.any() else np.nan
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # cells out of view: NaN
+            out[:, ch] = np.nanmedian(v, axis=1)
     return out
 
 
@@ -578,6 +583,47 @@ def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
     return np.roll(corners, -k, axis=0)
 
 
+def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateConfig):
+    """Best (score, face, homography, cells along family a, along family b) in a work
+    image, or None. Grids that reach out of the frame are not taken: their margin, and
+    often a whole line, cannot be checked."""
+    h, w = gray.shape
+    best = None
+    for face in faces:
+        lines = line_image(gray, LIGHT_LINES[face], kernel)
+        dil = _dilate(lines)
+        scored = []
+        for Hm, na, nb in _candidates(lines, face, config):
+            scored.append((_score(dil, Hm, na, nb), Hm, na, nb))
+        scored.sort(key=lambda t: -t[0])
+        # The face must show its own line polarity at the crossings; refine the best
+        # candidate that does (refining is the expensive step).
+        for s, Hm, na, nb in scored[:4]:
+            if s < config.weak_fit:
+                break
+            if (line_polarity(gray, Hm, na, nb)[0] > 0) != LIGHT_LINES[face]:
+                continue
+            Hr = _refine(lines, Hm, na, nb)
+            sr = _score(dil, Hr, na, nb)
+            if sr < s:
+                Hr, sr = Hm, s
+            corners = _project(Hr, np.array([[0, 0], [na, 0], [na, nb], [0, nb]], float))
+            tol = 0.25 * np.linalg.norm(corners[1] - corners[0]) / na
+            if np.any(corners < -tol) or np.any(corners > np.array([w, h]) + tol):
+                continue
+            polarity, agreement = line_polarity(gray, Hr, na, nb)
+            # A faint pattern (glossy rims, dim light) still counts when nearly every
+            # crossing shows this face's line polarity.
+            right = (polarity > 0) == LIGHT_LINES[face] and agreement >= config.min_agreement
+            if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
+                if best is None or sr > best[0]:
+                    best = (sr, face, Hr, na, nb)
+            break
+        if best is not None and best[0] >= config.sure_fit:
+            break       # a crisp grid of the right polarity: the other face cannot beat it
+    return best
+
+
 def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfig = DEFAULT) -> Calibration:
     """Find the grid in a BGR frame and return its Calibration.
 
@@ -595,39 +641,19 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     if board != "auto":
         check_board(board)
     h, w = frame_bgr.shape[:2]
-    gray, scale = _work_gray(frame_bgr, config.work_size)
     faces = ("9x9", "7x8") if board == "auto" else (board,)
-    best = None
-    for face in faces:
-        lines = line_image(gray, LIGHT_LINES[face], config.kernel)
-        dil = _dilate(lines)
-        scored = []
-        for Hm, na, nb in _candidates(lines, face, config):
-            scored.append((_score(dil, Hm, na, nb), Hm, na, nb))
-        scored.sort(key=lambda t: -t[0])
-        # The face must show its own line polarity at the crossings; refine the best
-        # candidate that does (refining is the expensive step).
-        for s, Hm, na, nb in scored[:4]:
-            if s < config.weak_fit:
-                break
-            if (line_polarity(gray, Hm, na, nb)[0] > 0) != LIGHT_LINES[face]:
-                continue
-            Hr = _refine(lines, Hm, na, nb)
-            sr = _score(dil, Hr, na, nb)
-            if sr < s:
-                Hr, sr = Hm, s
-            polarity, agreement = line_polarity(gray, Hr, na, nb)
-            # A faint pattern (glossy rims, dim light) still counts when nearly every
-            # crossing shows this face's line polarity.
-            right = (polarity > 0) == LIGHT_LINES[face]
-            if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
-                if best is None or sr > best[0]:
-                    best = (sr, face, Hr, na, nb)
-            break
-        if best is not None and best[0] >= config.sure_fit:
-            break       # a crisp grid of the right polarity: the other face cannot beat it
+    gray, scale = _work_gray(frame_bgr, config.work_size)
+    best = _search(gray, faces, config.kernel, config)
     if best is None:
-        raise BoardNotFoundError("no board grid found in the frame")
+        # Second look for a board that is small in the frame: more pixels if the frame
+        # has them, else a narrower top-hat so that small stones do not pass for lines.
+        if max(h, w) > 1.3 * config.work_size:
+            gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
+            best = _search(gray, faces, config.kernel, config)
+        else:
+            best = _search(gray, faces, 5, config)
+    if best is None:
+        raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best
     width, height = DIMENSIONS[face]
     if (na, nb) != (width, height):
