@@ -278,6 +278,8 @@ class Table:
             return self._emit(ref.confirm(tuple(action.arg("tokens", ()))))
         if name == "play_on":
             return self._emit(ref.play_on())
+        if name == "review_game":
+            return self._review(int(action.arg("step", 0)))
         if name == "calibrate_auto":
             self._calibration = None
             self.vision = type(self.vision)(board=self.vision.board, stable_frames=self.stable_frames)
@@ -294,6 +296,26 @@ class Table:
                                             stable_frames=self.stable_frames)
             return True
         return False
+
+    def _review(self, step: int) -> bool:
+        """Step to an older (-1) or newer (+1) stored game, or back to this one (0)."""
+        from .model import ReviewedGame
+        if step == 0:
+            self.model.reviewed = None
+            return True
+        ids = [g.id for g in self.store.list_games()] if self.store is not None else []
+        current = self.model.reviewed.id if self.model.reviewed is not None else \
+            self.referee.game_id
+        others = [i for i in ids if (i < current if step < 0 else i > current)] \
+            if current is not None else ids
+        if not others:
+            return self.model.apply(ev.Notice(code="no_other_game", message="no other saved game"))
+        chosen = max(others) if step < 0 else min(others)
+        if chosen == self.referee.game_id:
+            self.model.reviewed = None
+        else:
+            self.model.reviewed = ReviewedGame.from_store(self.store, chosen)
+        return True
 
     def grid(self):
         """The detected grid for the camera inset (a CameraGrid), or None."""
@@ -411,7 +433,7 @@ def run_loop(table: Table, grabber: FrameGrabber, surface, ui, *, headless: bool
                         continue
                     for action in handle(event, ui, layout, side_to_move=table.model.side,
                                          draw_offered=table.model.draw_offer is not None,
-                                         history_len=len(table.model.history),
+                                         history_len=len(table.model.review_history()[0]),
                                          image_size=_image_size(table.frame),
                                          choices=table.model.choices()):
                         if action.name == "quit":

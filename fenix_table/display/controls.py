@@ -6,7 +6,7 @@ step, corners clicked while calibrating); the game itself stays with the referee
 calls the referee; nothing here changes the game.
 
 Keys: N new game, U undo, D offer/accept draw, X decline draw, R resign, C calibrate,
-V review, I camera inset, L language, O rotate, Esc/Q close or quit, arrows in review;
+V review (PgUp/PgDn: older/newer saved games), I camera inset, L language, O rotate, Esc/Q close or quit, arrows in review;
 1-4 pick one of the moves the camera cannot tell apart, K confirm that the board is right
 (the camera misreads it), P play on from the board (casual mode).
 """
@@ -27,7 +27,8 @@ class Action:
 
     Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
     ``decline_draw``, ``resign`` (side), ``confirm`` (tokens: the plies that happened, or
-    none to confirm the board), ``play_on``, ``calibrate_auto``, ``calibrate_corners``
+    none to confirm the board), ``play_on``, ``review_game`` (step: -1 an older stored
+    game, +1 a newer one, 0 back to this game), ``calibrate_auto``, ``calibrate_corners``
     (corners: four image points, a1's corner first, along rank 1), ``quit``.
     """
 
@@ -119,11 +120,14 @@ def dialog_rects(layout: Layout, ui: UiState) -> dict:
     elif ui.dialog in ("review", "calibrate"):
         # Step buttons replace the panel's button rows.
         area = layout.button_area
-        names = ("first", "back", "forward", "close") if ui.dialog == "review" else \
-            ("auto", "reset", "close")
-        w = (area.w - (len(names) - 1) * gap) // len(names)
-        for j, name in enumerate(names):
-            rects[name] = pygame.Rect(area.x + j * (w + gap), area.y, w, area.h)
+        rows = (("first", "back", "forward", "last"), ("older", "newer", "close")) \
+            if ui.dialog == "review" else (("auto", "reset", "close"),)
+        pad = max(4, round(6 * s))
+        h = (area.h - (len(rows) - 1) * pad) // len(rows)
+        for i, names in enumerate(rows):
+            w = (area.w - (len(names) - 1) * pad) // len(names)
+            for j, name in enumerate(names):
+                rects[name] = pygame.Rect(area.x + j * (w + pad), area.y + i * (h + pad), w, h)
     return rects
 
 
@@ -172,13 +176,18 @@ def _confirm(choice: str) -> Action:
 def _key(key, ui, side_to_move, draw_offered, history_len) -> List[Action]:
     if ui.dialog == "review" and key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_HOME, pygame.K_END):
         step = {pygame.K_LEFT: -1, pygame.K_RIGHT: 1, pygame.K_HOME: -10 ** 6, pygame.K_END: 10 ** 6}[key]
-        ui.review_ply = max(0, min(history_len - 1, ui.review_ply + step))
+        last = max(0, history_len - 1)
+        ui.review_ply = max(0, min(last, min(ui.review_ply, last) + step))
         ui.dirty = True
         return []
+    if ui.dialog == "review" and key in (pygame.K_PAGEUP, pygame.K_PAGEDOWN):
+        ui.review_ply, ui.dirty = 10 ** 6, True   # the chosen game opens at its end
+        return [Action("review_game", (("step", -1 if key == pygame.K_PAGEUP else 1),))]
     if key in (pygame.K_ESCAPE, pygame.K_q):
         if ui.dialog:
+            closing = ui.dialog
             ui.dialog, ui.corners, ui.dirty = None, [], True
-            return []
+            return [Action("review_game", (("step", 0),))] if closing == "review" else []
         return [Action("quit")]
     if ui.dialog == "new_game" and key in (pygame.K_RETURN, pygame.K_KP_ENTER):
         return _button("start", ui, side_to_move, draw_offered, history_len)
@@ -253,14 +262,21 @@ def _press(pos, ui: UiState, layout: Layout, side_to_move, draw_offered, history
             ui.dialog = None
     elif ui.dialog == "review":
         last = max(0, history_len - 1)
+        now = min(ui.review_ply, last)
         if hit == "first":
             ui.review_ply = 0
         elif hit == "back":
-            ui.review_ply = max(0, ui.review_ply - 1)
+            ui.review_ply = max(0, now - 1)
         elif hit == "forward":
-            ui.review_ply = min(last, ui.review_ply + 1)
+            ui.review_ply = min(last, now + 1)
+        elif hit == "last":
+            ui.review_ply = last
+        elif hit in ("older", "newer"):
+            ui.review_ply = 10 ** 6
+            return [Action("review_game", (("step", -1 if hit == "older" else 1),))]
         elif hit == "close":
             ui.dialog = None
+            return [Action("review_game", (("step", 0),))]
     elif ui.dialog == "calibrate":
         if hit == "auto":
             ui.dialog, ui.corners = None, []

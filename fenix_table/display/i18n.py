@@ -46,6 +46,9 @@ WORDS: dict[str, dict[str, str]] = {
 
 UI: dict[str, dict[str, str]] = {
     "en": {
+        "older_game": "Older game",
+        "newer_game": "Newer game",
+        "close": "Close",
         "ambiguous": "Which move was it?",
         "ambiguous_hint": "The camera cannot tell these apart: touch the move that was played",
         "play_on_hint": "Casual game: press Play on (P) to keep the board as it is",
@@ -104,6 +107,9 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Saved games",
     },
     "de": {
+        "older_game": "Ältere Partie",
+        "newer_game": "Neuere Partie",
+        "close": "Schließen",
         "ambiguous": "Welcher Zug war es?",
         "ambiguous_hint": "Die Kamera kann diese Züge nicht unterscheiden: tippe den gespielten an",
         "play_on_hint": "Freies Spiel: Weiterspielen (P) übernimmt das Brett, wie es ist",
@@ -162,6 +168,9 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Gespeicherte Partien",
     },
     "fr": {
+        "older_game": "Partie précédente",
+        "newer_game": "Partie suivante",
+        "close": "Fermer",
         "ambiguous": "Quel coup a été joué ?",
         "ambiguous_hint": "La caméra ne peut pas les distinguer : touchez le coup joué",
         "play_on_hint": "Partie libre : Continuer (P) garde le plateau tel quel",
@@ -220,6 +229,9 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Parties enregistrées",
     },
     "nl": {
+        "older_game": "Oudere partij",
+        "newer_game": "Nieuwere partij",
+        "close": "Sluiten",
         "ambiguous": "Welke zet was het?",
         "ambiguous_hint": "De camera kan deze niet onderscheiden: tik de gespeelde zet aan",
         "play_on_hint": "Vrij spel: Verder spelen (P) neemt het bord over zoals het is",

@@ -88,6 +88,27 @@ class CapturePlan:
     jumped: Tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ReviewedGame:
+    """A stored game being stepped through: ``history`` holds the start position and the
+    position after every ply (FPN), ``moves`` the plies."""
+
+    id: int
+    result: str
+    reason: Optional[str]
+    history: Tuple[str, ...]
+    moves: Tuple[str, ...]
+
+    @classmethod
+    def from_store(cls, store, game_id: int) -> "ReviewedGame":
+        """Read game ``game_id`` from a GameStore (RecordError when there is none)."""
+        info = store.game(game_id)
+        stored = store.moves(game_id)
+        return cls(game_id, info.result, info.reason,
+                   (info.start_fpn,) + tuple(m.fpn_after for m in stored),
+                   tuple(m.token for m in stored))
+
+
 @dataclass
 class Clocks:
     """Thinking time per side, switched by TurnStarted (shown when enabled in the config)."""
@@ -146,6 +167,7 @@ class TableModel:
     draw_offer: Optional[str] = None
     game_over: Optional[ev.GameOver] = None
     clocks: Clocks = field(default_factory=Clocks)
+    reviewed: Optional[ReviewedGame] = None
     events_seen: int = 0
 
     # -- folding --------------------------------------------------------------------
@@ -321,10 +343,18 @@ class TableModel:
             return "hand"
         return None
 
-    def move_list(self) -> List[str]:
+    def review_history(self) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+        """``(positions, moves)`` to step through in review: the stored game chosen, else
+        this game."""
+        if self.reviewed is not None:
+            return self.reviewed.history, self.reviewed.moves
+        return tuple(self.history), tuple(self.moves)
+
+    def move_list(self, moves=None) -> List[str]:
         """Numbered move pairs: ``["1. b1-c1 h9-g9", "2. ..."]`` (Red moves first)."""
+        moves = self.moves if moves is None else moves
         lines = []
-        for i in range(0, len(self.moves), 2):
-            pair = " ".join(self.moves[i:i + 2])
+        for i in range(0, len(moves), 2):
+            pair = " ".join(moves[i:i + 2])
             lines.append(f"{i // 2 + 1}. {pair}")
         return lines

@@ -143,21 +143,25 @@ REFEREE: dict[str, dict[str, str]] = {
 
 NOTICES: dict[str, dict[str, str]] = {
     "en": {
+        "no_other_game": "no other saved game",
         "nothing_to_undo": "no move to take back",
         "height_mismatch": "the camera reads other stack heights than the game: {cells}",
         "play_on_nothing": "the board shows no change to accept",
     },
     "de": {
+        "no_other_game": "keine weitere gespeicherte Partie",
         "nothing_to_undo": "kein Zug zum Zurücknehmen",
         "height_mismatch": "die Kamera liest andere Stapelhöhen als die Partie: {cells}",
         "play_on_nothing": "das Brett zeigt keine Änderung, die übernommen werden könnte",
     },
     "fr": {
+        "no_other_game": "aucune autre partie enregistrée",
         "nothing_to_undo": "aucun coup à annuler",
         "height_mismatch": "la caméra lit d'autres hauteurs de pile que la partie : {cells}",
         "play_on_nothing": "le plateau ne montre aucun changement à accepter",
     },
     "nl": {
+        "no_other_game": "geen andere opgeslagen partij",
         "nothing_to_undo": "geen zet om terug te nemen",
         "height_mismatch": "de camera leest andere stapelhoogtes dan de partij: {cells}",
         "play_on_nothing": "het bord toont geen verandering om over te nemen",

@@ -232,20 +232,23 @@ class Renderer:
 
     # -- board ------------------------------------------------------------------------
     def _board(self, surface, layout, model: TableModel, ui: UiState, tr, drawn) -> None:
-        reviewing = ui.dialog == "review" and model.history
+        history, moves = model.review_history()
+        reviewing = ui.dialog == "review" and history
+        size = model.size
         if reviewing:
-            ply = min(ui.review_ply, len(model.history) - 1)
-            fpn = model.history[ply]
+            ply = min(ui.review_ply, len(history) - 1)
+            fpn = history[ply]
             stacks = placement_of(fpn)
-            last = model.moves[ply - 1] if ply > 0 else None
+            size = fpn.split()[0]
+            last = moves[ply - 1] if ply > 0 else None
         else:
             stacks = model.placement()
             last = model.last_move
-        files, ranks = (9, 9) if model.size == "9x9" else (7, 8)
+        files, ranks = (9, 9) if size == "9x9" else (7, 8)
         geo = BoardGeometry(layout.board, files, ranks, ui.rotation)
         self.geometry = geo
         s = geo.cell
-        limit = 6 if model.size == "9x9" else 5
+        limit = 6 if size == "9x9" else 5
         frame = geo.grid.inflate(int(s * 0.5), int(s * 0.5))
         pygame.draw.rect(surface, BOARD_FACE, frame, border_radius=int(s * 0.15))
         for f in range(files):
@@ -419,9 +422,13 @@ class Renderer:
                 k = r.w // 7
                 pygame.draw.polygon(surface, TEXT, [(tip[0] - k, tip[1] - k), (tip[0] + k, tip[1] - k),
                                                     (tip[0], tip[1] + k)])
-        if ui.dialog == "review" and model.history:
-            total = len(model.history) - 1
-            self._text(surface, tr.ui("review", ply=min(ui.review_ply, total), total=total),
+        history, _ = model.review_history()
+        if ui.dialog == "review" and history:
+            total = len(history) - 1
+            title = tr.ui("review", ply=min(ui.review_ply, total), total=total)
+            if model.reviewed is not None:
+                title = f"#{model.reviewed.id} {model.reviewed.result}  " + title
+            self._text(surface, title,
                        layout.font_px("turn"), TEXT, topleft=(rect.x + 8, rect.y + 6),
                        role="turn", drawn=drawn)
             self._text(surface, tr.ui("review_hint"), layout.font_px("small"), DIM_TEXT,
@@ -473,9 +480,10 @@ class Renderer:
         if ui.dialog == "calibrate":
             message = ("calibrate", tr.ui("calibrate"), tr.ui("calibrate_hint"))
         elif ui.dialog == "review":
-            ply = min(ui.review_ply, len(model.moves))
+            _, moves = model.review_history()
+            ply = min(ui.review_ply, len(moves))
             message = ("review", tr.ui("move_count", ply=ply),
-                       model.moves[ply - 1] if ply else "") if model.moves else None
+                       moves[ply - 1] if ply else "") if moves else None
         else:
             message = banner_for(model, tr)
         if message is None:
@@ -514,7 +522,8 @@ class Renderer:
                    drawn=drawn)
         line_h = self.font(px).get_linesize()
         rows = max(1, (moves.h - line_h) // line_h)
-        lines = model.move_list()[-rows:]
+        moves_shown = model.review_history()[1] if ui.dialog == "review" else None
+        lines = model.move_list(moves_shown)[-rows:]
         y = moves.y + line_h
         for line in lines:
             text = line
@@ -565,8 +574,9 @@ class Renderer:
 
     def _buttons(self, surface, layout, model: TableModel, ui, tr, drawn) -> None:
         if ui.dialog in ("review", "calibrate"):
-            labels = {"first": "|<", "back": "<", "forward": ">", "close": "Esc",
-                      "auto": "Auto", "reset": "1-2-3-4"}
+            labels = {"first": "|<", "back": "<", "forward": ">", "last": ">|",
+                      "older": tr.ui("older_game"), "newer": tr.ui("newer_game"),
+                      "close": tr.ui("close"), "auto": "Auto", "reset": "1-2-3-4"}
             for name, rect in dialog_rects(layout, ui).items():
                 if name == "box":
                     continue
