@@ -5,6 +5,13 @@ The recording (``recording/``: JPEG frames plus ``script.json``, made by
 :class:`~fenix_table.display.app.Table` that ``fenix-table run`` uses. Every frame is
 processed (a recording must not drop frames the way a live camera may).
 
+Nobody sits at the table during a recording, so :class:`ScriptedPlayers` stands in for
+the people: they know the moves they made (the script) and answer the display the way
+players do. When a shot of the board has been held still to its end and the referee has
+still not taken the plies it shows (the camera could not tell the move apart), they
+confirm those plies on the screen; when the referee took a move they did not make, they
+press Undo. The summary says how many plies the camera read on its own.
+
 With a screen the table is shown in a window at ``fps`` camera frames per second and
 stays open at the end until closed. Without one (no DISPLAY, or SDL's dummy driver) it
 runs as fast as it can and writes to ``out``: a PNG of the display whenever it changed,
@@ -19,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from ..errors import ConfigError
-from .make_recording import RECORDING, load_script
+from .controls import Action
+from .make_recording import RECORDING, load_script, shots
 
 VIDEO_NAME = "fenix-demo.mp4"
 
@@ -38,6 +46,8 @@ class DemoResult:
     expected_moves: List[str] = field(default_factory=list)
     expected_result: str = "*"
     headless: bool = True
+    confirmed: int = 0
+    undone: int = 0
     out: Optional[str] = None
     images: int = 0
     video: Optional[str] = None
@@ -54,6 +64,8 @@ class DemoResult:
                                                    "violation", "violation_cleared",
                                                    "game_over")}
         lines.append("referee: " + ", ".join(f"{k} x{v}" for k, v in counts.items()))
+        lines.append(f"camera read {len(self.moves) - self.confirmed} of {len(self.moves)} plies "
+                     f"by itself; the players confirmed {self.confirmed} and undid {self.undone}")
         if not self.as_recorded:
             lines.append(f"note: the recording shows {len(self.expected_moves)} plies and "
                          f"{self.expected_result}; the referee read {len(self.moves)} plies")
@@ -62,6 +74,40 @@ class DemoResult:
             if self.video:
                 lines.append(f"video: {self.video}")
         return "\n".join(lines)
+
+
+class ScriptedPlayers:
+    """The people at a recorded table; see the module docstring. ``moves`` are the plies
+    really made; ``plies_at[i]`` how many of them the board shows at frame ``i``;
+    ``shot_ends`` the frames that end a still shot (when players would step in)."""
+
+    def __init__(self, script: dict) -> None:
+        self.moves = list(script["moves"])
+        self.plies_at: List[int] = []
+        self.shot_ends = set()
+        for shot in shots(script):
+            self.plies_at.extend([shot.plies] * shot.frames)
+            if not shot.hand:
+                self.shot_ends.add(len(self.plies_at) - 1)
+        self.confirmed = 0
+        self.undone = 0
+
+    def step(self, table, index: int) -> bool:
+        """Act after frame ``index`` has been processed; returns whether they did."""
+        done = list(table.referee.moves)
+        if done != self.moves[:len(done)]:
+            table.act(Action("undo"))
+            self.undone += 1
+            return True
+        if index not in self.shot_ends or index >= len(self.plies_at):
+            return False
+        shown = self.plies_at[index]
+        if len(done) < shown and table.referee.state != "over":
+            missing = tuple(self.moves[len(done):shown])
+            table.act(Action("confirm", (("tokens", missing),)))
+            self.confirmed += len(missing)
+            return True
+        return False
 
 
 def recording_frames(folder: str) -> List[str]:
@@ -104,6 +150,7 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
                   stable_frames=stable_frames,
                   listeners=(lambda events: result.kinds.extend(e.kind for e in events),))
 
+    players = ScriptedPlayers(script)
     ui = UiState(language=language)
     renderer = Renderer()
     writer = None
@@ -121,6 +168,7 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
         if frame is None:
             raise ConfigError(f"cannot read recording frame {path}")
         changed = table.feed(frame, index)
+        changed = players.step(table, index) or changed
         if not headless:
             for event in pygame.event.get():
                 if event.type == pygame.VIDEORESIZE:
@@ -157,6 +205,7 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
             pygame.display.flip()
             time.sleep(max(0.0, 1.0 / fps - (time.monotonic() - tick)))
     result.seconds = time.monotonic() - began
+    result.confirmed, result.undone = players.confirmed, players.undone
     if writer is not None:
         writer.release()
     referee = table.referee

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from dataclasses import asdict, replace
+from dataclasses import dataclass, replace
 from typing import Dict, Iterator, List, Optional, Tuple
 
 RECORDING = os.path.join(os.path.dirname(__file__), "recording")
@@ -41,11 +41,13 @@ def load_script(folder: str = RECORDING) -> dict:
         raise ConfigError(f"{path}: unreadable: {error}") from None
 
 
-def _wrong_step(position, rules) -> Optional[Placement]:
-    """The board after a plain orthogonal soldier step by the side to move (illegal here
-    because a capture is compulsory), or None when no soldier can step."""
+def _wrong_step(position, move) -> Placement:
+    """The board after a plain orthogonal soldier step by the side to move, illegal here
+    because ``move`` (a capture) is compulsory. The capturing piece itself steps when it
+    is a soldier, as players who overlook a capture do."""
     stacks = dict(position.stacks())
-    for cell, (color, height) in sorted(stacks.items()):
+    first = move.path[0]
+    for cell, (color, height) in sorted(stacks.items(), key=lambda item: item[0] != first):
         if color != position.side or height != 1:
             continue
         f, r = ord(cell[0]) - 97, int(cell[1:])
@@ -55,38 +57,51 @@ def _wrong_step(position, rules) -> Optional[Placement]:
                 after = dict(stacks)
                 after[target] = after.pop(cell)
                 return after
-    return None
+    raise ValueError(f"no soldier of {position.side} can step: choose another violation_ply")
 
 
-def shots(script: dict) -> Iterator[Tuple[Placement, int, bool, str]]:
-    """``(placement, frames, hand, note)`` for every stretch of the recording."""
+@dataclass(frozen=True)
+class Shot:
+    """One stretch of the recording: ``frames`` frames of ``placement`` (with a forearm
+    over the board when ``hand``); ``plies`` is how many plies of the script the board
+    shows by then (a capture counts once its stones are off)."""
+
+    placement: Placement
+    frames: int
+    hand: bool
+    note: str
+    plies: int
+
+
+def shots(script: dict) -> Iterator[Shot]:
+    """Every stretch of the recording, in order."""
     from ..rules import Position, Rules, apply, legal_moves
 
     rules = Rules.preset(script.get("rules", "official"))
     position = Position.start(script["board"])
     still, hands = script["still_frames"], script["hand_frames"]
-    yield dict(position.stacks()), script["start_frames"], False, "start"
+    yield Shot(dict(position.stacks()), script["start_frames"], False, "start", 0)
     for ply, token in enumerate(script["moves"], start=1):
         before = dict(position.stacks())
         move = next(m for m in legal_moves(position, rules) if m.token == token)
         if ply == script.get("violation_ply"):
-            wrong = _wrong_step(position, rules)
-            yield wrong, hands, True, f"ply {ply}: a plain step instead of the capture"
-            yield wrong, script["violation_frames"], False, "violation"
-            yield before, hands, True, "put back"
-            yield before, still, False, "restored"
+            wrong = _wrong_step(position, move)
+            yield Shot(wrong, hands, True, f"ply {ply}: a plain step instead of the capture", ply - 1)
+            yield Shot(wrong, script["violation_frames"], False, "violation", ply - 1)
+            yield Shot(before, hands, True, "put back", ply - 1)
+            yield Shot(before, still, False, "restored", ply - 1)
         after = apply(position, move, rules)
         if ply == script.get("chain_ply"):
             landed = dict(before)
             landed[move.path[-1]] = landed.pop(move.path[0])
-            yield landed, hands, True, f"ply {ply}: {token} lands"
-            yield landed, still + 1, False, "captured stones still on the board"
-            yield dict(after.stacks()), hands, True, "stones taken off"
+            yield Shot(landed, hands, True, f"ply {ply}: {token} lands", ply - 1)
+            yield Shot(landed, still + 1, False, "captured stones still on the board", ply - 1)
+            yield Shot(dict(after.stacks()), hands, True, "stones taken off", ply)
         else:
-            yield dict(after.stacks()), hands, True, f"ply {ply}: {token}"
+            yield Shot(dict(after.stacks()), hands, True, f"ply {ply}: {token}", ply)
         position = after
-        yield dict(position.stacks()), still, False, f"after ply {ply}"
-    yield dict(position.stacks()), script["end_frames"], False, "end"
+        yield Shot(dict(position.stacks()), still, False, f"after ply {ply}", ply)
+    yield Shot(dict(position.stacks()), script["end_frames"], False, "end", len(script["moves"]))
 
 
 def render(script: dict, out: str, *, quality: int = 80) -> int:
@@ -105,13 +120,13 @@ def render(script: dict, out: str, *, quality: int = 80) -> int:
         if name.endswith(".jpg"):
             os.remove(os.path.join(out, name))
     index = 0
-    for placement, frames, hand, _note in shots(script):
-        for _ in range(frames):
+    for part in shots(script):
+        for _ in range(part.frames):
             shot = scene
-            if hand:
+            if part.hand:
                 shot = replace(scene, hand=True, hand_angle_deg=float(rng.uniform(0, 360)),
                                hand_reach=float(rng.uniform(2.5, 4.5)))
-            bgr, _truth = render_frame(placement, script["board"], shot, rng)
+            bgr, _truth = render_frame(part.placement, script["board"], shot, rng)
             cv2.imwrite(os.path.join(out, f"{index:04d}.jpg"), bgr,
                         [cv2.IMWRITE_JPEG_QUALITY, quality])
             index += 1

@@ -1,0 +1,79 @@
+"""``fenix-table demo`` end to end: the bundled recording through vision, referee and
+display, headless, writing display frames and a video; ``fenix-table run`` without a
+camera says how to choose one."""
+import os
+
+import cv2
+
+from fenix_table.cli import main
+from fenix_table.display.demo import VIDEO_NAME, recording_frames, run_demo
+from fenix_table.display.make_recording import RECORDING, load_script, shots
+
+
+def test_bundled_recording_matches_its_script():
+    script = load_script()
+    frames = recording_frames(RECORDING)
+    assert len(frames) == sum(shot.frames for shot in shots(script))
+    assert 100 <= len(frames) <= 250
+    size = sum(os.path.getsize(f) for f in frames)
+    assert size < 8e6
+    image = cv2.imread(frames[0])
+    assert (image.shape[1], image.shape[0]) == tuple(script["image_size"])
+
+
+def test_demo_runs_headless_through_the_whole_pipeline(tmp_path):
+    out = tmp_path / "demo"
+    result = run_demo(out=str(out), headless=True, limit=30)
+    assert result.headless and result.frames == 30
+    # The referee saw the start position on the board through the camera.
+    assert result.kinds[:2] == ["game_started", "turn_started"]
+    assert "in_sync" in result.kinds
+    images = sorted(p for p in os.listdir(out) if p.endswith(".png"))
+    assert images and len(images) == result.images
+    video = cv2.VideoCapture(str(out / VIDEO_NAME))
+    assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == 30
+    ok, picture = video.read()
+    assert ok and picture.shape[:2] == (480, 800)
+    video.release()
+    assert (out / "game.txt").read_text().split("\n")[1].startswith("*")
+
+
+def test_demo_command_prints_a_summary(tmp_path, capsys):
+    code = main(["demo", "--headless", "--frames", "8", "--out", str(tmp_path / "d"),
+                 "--language", "fr", "--size", "1024x600"])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("8 camera frames in ")
+    assert "display frames:" in text
+    picture = cv2.imread(str(tmp_path / "d" / "display-0000.png"))
+    assert picture.shape[:2] == (600, 1024)
+
+
+def test_run_without_a_camera_says_how_to_choose_one(tmp_path, capsys):
+    code = main(["run", "--camera", str(tmp_path / "missing.mp4"),
+                 "--database", str(tmp_path / "games.sqlite3")])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fenix-table: no camera found (no such video file")
+    assert "--camera SOURCE" in err and "\n" not in err
+
+
+def test_demo_with_a_missing_recording_is_one_clear_line(tmp_path, capsys):
+    code = main(["demo", "--headless", "--recording", str(tmp_path / "nowhere")])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == \
+        f"fenix-table: {tmp_path / 'nowhere'}: no script.json, not a demo recording"
+
+
+def test_full_demo_game_reaches_the_recorded_result(tmp_path):
+    result = run_demo(out=str(tmp_path / "full"), headless=True)
+    script = load_script()
+    assert result.frames == len(recording_frames(RECORDING))
+    assert result.moves == script["moves"] and result.as_recorded
+    assert (result.result, result.reason) == (script["result"], script["reason"])
+    for kind in ("violation", "violation_cleared", "remove_captured", "game_over"):
+        assert kind in result.kinds, kind
+    assert result.kinds.count("capture_required") >= 3
+    # Every ply was either read by the camera or confirmed by the players, none twice.
+    assert 0 <= result.confirmed <= len(result.moves)
+    assert result.seconds < 60
