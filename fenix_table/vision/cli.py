@@ -162,16 +162,19 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from .locate import locate_board
     from .sources import open_source
     from .types import Calibration
+    corners = None
+    if args.corners:
+        if args.board == "auto":
+            raise ConfigError("--corners needs --board 9x9 or 7x8")
+        corners = _parse_corners(args.corners)
     with open_source(args.source) as source:
         try:
             frame = source.read()
         except StopIteration:
             raise CameraError(f"{args.source} gave no frame") from None
     h, w = frame.shape[:2]
-    if args.corners:
-        if args.board == "auto":
-            raise ConfigError("--corners needs --board 9x9 or 7x8")
-        calibration = Calibration.from_corners(args.board, (w, h), _parse_corners(args.corners))
+    if corners:
+        calibration = Calibration.from_corners(args.board, (w, h), corners)
     else:
         calibration = locate_board(frame, args.board)
     # A frame of the start position also fits the colour model to the room's light.

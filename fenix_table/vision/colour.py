@@ -9,11 +9,11 @@ rooms and either board face move the numbers much less than raw colours would:
 * per cell: the centre disc's Lab colour, the ring just inside a stone's edge, the
   texture inside, and the edge strength where a stone's rim would be.
 
-The classifier is Gaussian per class (quadratic discriminant) in that feature space.
-A default model per board face, fitted on generated frames of many rooms, ships with the
-package (``colour_model.json``); :func:`calibrate_model` refits it to the room's light
-from a start-position frame, where the layout says which cells are red, black and empty,
-shrinking towards the default so a few dozen cells are enough.
+The classifier is a small perceptron per board face (numpy only, about a thousand
+weights, fitted on generated frames of many rooms by :mod:`.training` and shipped as
+``colour_model.json``). A start-position frame, where the layout says which cells are
+red, black and empty, gives the room's mean features per class; a second perceptron
+then also sees how each cell compares with those (:func:`calibrated_inputs`).
 """
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 CLASSES = ("empty", "red", "black")
+RADII = (0.0, 0.1, 0.2, 0.28, 0.34, 0.39, 0.44, 0.5)   # radial profile bin edges, cells
 FEATURES = ("dL", "da", "db", "dL_global", "texture", "ring_dL", "ring_da", "ring_db",
-            "edge", "local_dL", "chroma")
+            "edge", "edge_rel", "local_dL", "chroma", "log_ratio", "red_share",
+            "octant_min", "octant_max") + tuple(f"profile{i}" for i in range(len(RADII) - 1))
 MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "colour_model.json")
-# Weight (in cells) of the default model when refitting to a start frame.
-PRIOR_CELLS = 8.0
 
 
 def _patch_masks(ppc: int) -> Dict[str, np.ndarray]:
@@ -37,13 +37,19 @@ def _patch_masks(ppc: int) -> Dict[str, np.ndarray]:
     c = (np.arange(ppc) + 0.5) / ppc - 0.5
     dx, dy = np.meshgrid(c, c)
     rr = np.hypot(dx, dy)
-    corner = (np.abs(dx) > 0.38) & (np.abs(dy) > 0.38) & (np.abs(dx) < 0.47) & (np.abs(dy) < 0.47)
+    # Grid lines run along the patch border; keep every region clear of them (and of
+    # their blur) so an empty cell reads as plain board.
+    clear = (np.abs(dx) < 0.43) & (np.abs(dy) < 0.43)
+    corner = (np.abs(dx) > 0.31) & (np.abs(dy) > 0.31) & clear
+    angle = np.floor((np.arctan2(dy, dx) + np.pi) / (np.pi / 4)) % 8
     return {
         "centre": (rr <= 0.22).ravel(),
         "ring": ((rr >= 0.26) & (rr <= 0.33)).ravel(),
-        "edge": ((rr >= 0.34) & (rr <= 0.46)).ravel(),
+        "edge": ((rr >= 0.32) & (rr <= 0.46) & clear).ravel(),
         "inner": ((rr >= 0.08) & (rr <= 0.26)).ravel(),
         "corner": corner.ravel(),
+        "profile": np.stack([((rr >= a) & (rr < b) & clear).ravel() for a, b in zip(RADII[:-1], RADII[1:])], 1),
+        "octants": np.stack([((rr >= 0.36) & (rr <= 0.5) & clear & (angle == k)).ravel() for k in range(8)], 1),
     }
 
 
@@ -79,107 +85,160 @@ def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, pp
     # The local board reference: this cell's corners, unless they disagree wildly with the
     # board (stones of neighbouring tall stacks can cover them), then the global one.
     local = np.where(np.abs(corners[:, :1] - board[0]) > 25, board, corners)
-    texture = patches[:, m["centre"], 0].std(axis=1)
+    L = patches[..., 0]
+    texture = L[:, m["centre"]].std(axis=1)
     edge = gpatch[:, m["edge"]].mean(axis=1) - gpatch[:, m["inner"]].mean(axis=1)
     chroma = np.hypot(centre[:, 1], centre[:, 2]) - np.hypot(local[:, 1], local[:, 2])
+    log_ratio = np.log((centre[:, 0] + 3.0) / (local[:, 0] + 3.0))
+    red_share = (patches[:, m["centre"], 1] - local[:, 1:2] > 15).mean(axis=1)
+    prof = m["profile"].astype(np.float32)
+    profile = (L @ prof) / prof.sum(axis=0) - local[:, :1]
+    octw = m["octants"].astype(np.float32)
+    octants = (L @ octw) / octw.sum(axis=0) - local[:, :1]
     return np.column_stack([
         centre - local,
         centre[:, 0] - board[0],
         texture,
         ring - local,
         edge,
+        edge / (local[:, 0] + 5.0),
         local[:, 0] - board[0],
         chroma,
+        log_ratio,
+        red_share,
+        octants.min(axis=1),
+        octants.max(axis=1),
+        profile,
     ]).astype(np.float64)
 
 
+def class_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """(3 x F) mean feature row per class (CLASSES order) of a frame whose layout is known.
+    Raises ValueError when a class has no cell."""
+    means = []
+    for c, name in enumerate(CLASSES):
+        rows = X[labels == c]
+        if len(rows) == 0:
+            raise ValueError(f"no {name} cells to learn from")
+        means.append(rows.mean(axis=0))
+    return np.array(means)
+
+
+def calibrated_inputs(X: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Features plus their differences from the room's class means (the calibrated net's
+    input): how this cell compares with the empty, red and black cells of the start frame."""
+    return np.hstack([X] + [X - mu for mu in means])
+
+
+def means_to_colors(means: np.ndarray) -> Dict[str, Tuple[float, ...]]:
+    """Class means in the form of :attr:`Calibration.colors`."""
+    return {name: tuple(round(float(v), 5) for v in means[i]) for i, name in enumerate(CLASSES)}
+
+
+def colors_to_means(colors: Mapping[str, Sequence[float]]) -> np.ndarray:
+    """Inverse of :func:`means_to_colors`; ValueError when it does not fit this model."""
+    try:
+        means = np.array([[float(v) for v in colors[name]] for name in CLASSES])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("calibration colours are not this colour model's") from None
+    if means.shape != (len(CLASSES), len(FEATURES)):
+        raise ValueError("calibration colours are not this colour model's")
+    return means
+
+
 @dataclass(frozen=True)
-class ColourModel:
-    """Gaussian class model: ``means`` (3 x F), ``covs`` (3 x F x F), in CLASSES order."""
+class Net:
+    """A small two-layer perceptron over standardised features (numpy only):
+    ``softmax(W2 @ relu(W1 @ x + b1) + b2)`` with x = (features - mean) / std."""
 
-    means: np.ndarray
-    covs: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
 
-    def __post_init__(self):
-        inv = np.linalg.inv(self.covs)
-        _, logdet = np.linalg.slogdet(self.covs)
-        object.__setattr__(self, "_inv", inv)
-        object.__setattr__(self, "_logdet", logdet)
+    def logits(self, X: np.ndarray) -> np.ndarray:
+        Z = (X - self.mean) / self.std
+        return np.maximum(Z @ self.W1 + self.b1, 0) @ self.W2 + self.b2
 
-    def log_likelihood(self, X: np.ndarray) -> np.ndarray:
-        """(cells x 3) Gaussian log-likelihoods of feature rows ``X``."""
-        d = X[:, None, :] - self.means[None, :, :]
-        maha = np.einsum("nci,cij,ncj->nc", d, self._inv, d)
-        return -0.5 * (maha + self._logdet[None, :] + X.shape[1] * np.log(2 * np.pi))
+    def probabilities(self, X: np.ndarray) -> np.ndarray:
+        """(rows x 3) class probabilities in CLASSES order."""
+        z = self.logits(X)
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
 
-    def classify(self, X: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(class index, posterior of that class, best log-likelihood) per row."""
-        ll = self.log_likelihood(X)
-        best = ll.argmax(axis=1)
-        shifted = ll - ll.max(axis=1, keepdims=True)
-        post = np.exp(shifted)
-        post /= post.sum(axis=1, keepdims=True)
-        return best, post[np.arange(len(X)), best], ll.max(axis=1)
-
-    def to_colors(self) -> Dict[str, Tuple[float, ...]]:
-        """Flattened form for :attr:`Calibration.colors`: per class, mean then covariance."""
-        return {name: tuple(float(v) for v in np.concatenate([self.means[i], self.covs[i].ravel()]))
-                for i, name in enumerate(CLASSES)}
+    def to_json(self) -> dict:
+        return {k: np.round(getattr(self, k), 6).tolist() for k in ("mean", "std", "W1", "b1", "W2", "b2")}
 
     @classmethod
-    def from_colors(cls, colors: Mapping[str, Sequence[float]]) -> "ColourModel":
-        F = len(FEATURES)
-        try:
-            rows = [np.asarray(colors[name], float) for name in CLASSES]
-        except KeyError as error:
-            raise ValueError(f"colour model lacks class {error}") from None
-        if any(len(r) != F + F * F for r in rows):
-            raise ValueError("colour model has the wrong number of values")
-        return cls(np.array([r[:F] for r in rows]), np.array([r[F:].reshape(F, F) for r in rows]))
+    def from_json(cls, data: Mapping) -> "Net":
+        return cls(*(np.asarray(data[k], float) for k in ("mean", "std", "W1", "b1", "W2", "b2")))
 
 
-def fit_model(X: np.ndarray, labels: np.ndarray, prior: Optional[ColourModel] = None,
-              prior_weight: float = PRIOR_CELLS, ridge: float = 1e-2) -> ColourModel:
-    """Fit class means and covariances to feature rows ``X`` with class indices ``labels``;
-    with a ``prior`` each class is shrunk towards it as if it had ``prior_weight`` rows."""
-    F = X.shape[1]
-    means, covs = [], []
-    for c in range(len(CLASSES)):
-        rows = X[labels == c]
-        n = len(rows)
-        if prior is None:
-            if n < 2:
-                raise ValueError(f"no {CLASSES[c]} cells to fit")
-            mu = rows.mean(axis=0)
-            cov = np.cov(rows, rowvar=False)
-        else:
-            k = prior_weight
-            mu = (rows.sum(axis=0) + k * prior.means[c]) / (n + k) if n else prior.means[c]
-            scatter = ((rows - mu).T @ (rows - mu)) if n else np.zeros((F, F))
-            cov = (scatter + k * prior.covs[c]) / (n + k)
-        means.append(mu)
-        covs.append(cov + ridge * np.eye(F))
-    return ColourModel(np.array(means), np.array(covs))
+def train_net(X: np.ndarray, y: np.ndarray, hidden: int = 32, epochs: int = 600, rate: float = 0.01,
+              decay: float = 1e-4, seed: int = 0, class_weight: Optional[Sequence[float]] = None) -> Net:
+    """Fit a :class:`Net` by full-batch Adam on cross-entropy (deterministic per seed)."""
+    rng = np.random.default_rng(seed)
+    mean = X.mean(axis=0)
+    std = X.std(axis=0) + 1e-6
+    Z = (X - mean) / std
+    n, F = Z.shape
+    C = len(CLASSES)
+    params = [rng.normal(0, np.sqrt(2 / F), (F, hidden)), np.zeros(hidden),
+              rng.normal(0, np.sqrt(1 / hidden), (hidden, C)), np.zeros(C)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    Y = np.eye(C)[y]
+    w = np.ones(n) if class_weight is None else np.asarray(class_weight, float)[y]
+    w = w / w.sum()
+    for step in range(1, epochs + 1):
+        W1, b1, W2, b2 = params
+        Hpre = Z @ W1 + b1
+        Hid = np.maximum(Hpre, 0)
+        logits = Hid @ W2 + b2
+        logits -= logits.max(axis=1, keepdims=True)
+        P = np.exp(logits)
+        P /= P.sum(axis=1, keepdims=True)
+        G = (P - Y) * w[:, None]
+        gW2 = Hid.T @ G + decay * W2
+        gb2 = G.sum(axis=0)
+        GH = (G @ W2.T) * (Hpre > 0)
+        gW1 = Z.T @ GH + decay * W1
+        gb1 = GH.sum(axis=0)
+        for i, g in enumerate((gW1, gb1, gW2, gb2)):
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            mh = m[i] / (1 - 0.9 ** step)
+            vh = v[i] / (1 - 0.999 ** step)
+            params[i] = params[i] - rate * mh / (np.sqrt(vh) + 1e-8)
+    return Net(mean, std, *params)
 
 
-_DEFAULTS: Dict[str, ColourModel] = {}
+_NETS: Dict[Tuple[str, str], Net] = {}
 
 
-def default_model(board: str) -> ColourModel:
-    """The shipped model for a board face (fitted on generated frames)."""
-    if board not in _DEFAULTS:
+def shipped_net(board: str, kind: str = "default") -> Net:
+    """The shipped classifier for a board face: ``kind`` "default" (features alone) or
+    "calibrated" (features and the room's class means, see :func:`calibrated_inputs`)."""
+    if not _NETS:
         with open(MODEL_PATH, encoding="utf-8") as fh:
             data = json.load(fh)
-        for face, colors in data["models"].items():
-            _DEFAULTS[face] = ColourModel.from_colors(colors)
-    return _DEFAULTS[board]
+        if list(data.get("features", ())) != list(FEATURES):
+            raise RuntimeError(f"{MODEL_PATH} was fitted for other features; rerun fenix_table.vision.training")
+        for face, kinds in data["nets"].items():
+            for k, net in kinds.items():
+                _NETS[(face, k)] = Net.from_json(net)
+    return _NETS[(board, kind)]
 
 
-def save_defaults(models: Mapping[str, ColourModel], note: str) -> None:
-    """Write the shipped model file (used by the training script)."""
-    data = {"features": list(FEATURES), "classes": list(CLASSES), "note": note,
-            "models": {face: {k: [round(v, 6) for v in vals] for k, vals in m.to_colors().items()}
-                       for face, m in models.items()}}
+def save_nets(nets: Mapping[Tuple[str, str], Net], note: str) -> None:
+    """Write the shipped model file (used by :mod:`.training`)."""
+    data: Dict = {"features": list(FEATURES), "classes": list(CLASSES), "note": note, "nets": {}}
+    for (face, kind), net in nets.items():
+        data["nets"].setdefault(face, {})[kind] = net.to_json()
     with open(MODEL_PATH, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=0)
+        json.dump(data, fh, separators=(",", ":"))
         fh.write("\n")
+    _NETS.clear()

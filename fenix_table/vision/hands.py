@@ -2,9 +2,10 @@
 
 An arm always reaches in over the board's edge, so a single frame shows it as a long run
 of the board's margin (the strip just outside the grid) that does not look like board:
-much brighter, much darker than a shadow, or of another hue. Stones at the edge poke at
-most a stone's width into that strip and never fill its depth; stones lying beside the
-board lie beyond it. From the run, the covered cells are those next to it and every cell
+much brighter, much darker than a shadow, or of another hue. Stones at the edge poke
+into that strip but not beyond it, so a second strip further out (board margin or table)
+must disagree with its own usual look along that side too; stones lying beside the
+board lie beyond both. From the run, the covered cells are those next to it and every cell
 reachable from them whose look fits none of empty, red and black.
 
 Motion is the change of the rectified board between consecutive frames, per cell.
@@ -20,13 +21,14 @@ import numpy as np
 @dataclass(frozen=True)
 class HandConfig:
     band: Tuple[float, float] = (0.10, 0.26)   # margin strip depth beyond the grid, cells
+    outer_band: Tuple[float, float] = (0.32, 0.5)  # beyond any stone's reach
     min_run: float = 0.9                       # run of non-board margin that is an arm, cells
     chroma: float = 14.0                       # Lab a*b* distance from the board
     brighter: float = 1.7                      # L ratio above which it is not board
     darker: float = 0.30                       # L ratio below which it is not a shadow
     min_dL: float = 12.0                       # ... and at least this many L units apart
-    unlike_ll: float = -40.0                   # colour log-likelihood below which a cell fits no class
-    motion: float = 6.0                        # mean |change| in L per cell that counts as moving
+    misfit: float = 6.0                        # standardised feature distance: fits no class
+    motion: float = 10.0                       # mean |change| of L over a cell centre: moving
 
 
 DEFAULT_HANDS = HandConfig()
@@ -40,27 +42,41 @@ def _unlike_board(lab: np.ndarray, board: np.ndarray, cfg: HandConfig) -> np.nda
     return (dc > cfg.chroma) | (((ratio > cfg.brighter) | (ratio < cfg.darker)) & (dL > cfg.min_dL))
 
 
-def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
-                board: np.ndarray, cfg: HandConfig = DEFAULT_HANDS) -> List[Tuple[str, float, float]]:
-    """Runs of non-board margin: (side, start, end) in cells along that side, where side
-    is "bottom" (rank 1 edge), "top", "left" (file a edge) or "right"."""
-    d0, d1 = int(round(cfg.band[0] * ppc)), max(int(round(cfg.band[1] * ppc)), int(round(cfg.band[0] * ppc)) + 1)
-    d1 = min(d1, pad)
+def _strips(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
+            depth: Tuple[float, float]):
+    """Per side, the strip ``depth`` (cells beyond the outer grid line), laid out as
+    (depth pixels, along-edge pixels, 3)."""
+    d0 = int(round(depth[0] * ppc))
+    d1 = min(max(int(round(depth[1] * ppc)), d0 + 1), pad)
     if d1 <= d0:
-        return []
+        return {}
     gw, gh = width * ppc, height * ppc
-    strips = {
+    return {
         "bottom": lab[pad - d1:pad - d0, pad:pad + gw],                 # rows before the grid
         "top": lab[pad + gh + d0:pad + gh + d1, pad:pad + gw],
         "left": lab[pad:pad + gh, pad - d1:pad - d0].transpose(1, 0, 2),
         "right": lab[pad:pad + gh, pad + gw + d0:pad + gw + d1].transpose(1, 0, 2),
     }
+
+
+def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                board: np.ndarray, cfg: HandConfig = DEFAULT_HANDS) -> List[Tuple[str, float, float]]:
+    """Runs of covered margin: (side, start, end) in cells along that side, where side
+    is "bottom" (rank 1 edge), "top", "left" (file a edge) or "right".
+
+    Two strips must both disagree along the run: the inner one (just outside the grid)
+    with the board's colour, and the outer one (beyond any stone's reach; board margin or
+    table) with that strip's usual look along the same side."""
+    inner = _strips(lab, width, height, ppc, pad, cfg.band)
+    outer = _strips(lab, width, height, ppc, pad, cfg.outer_band)
     runs = []
-    for side, strip in strips.items():
-        if strip.size == 0:
+    for side, strip in inner.items():
+        if strip.size == 0 or side not in outer:
             continue
         unlike = _unlike_board(strip, board, cfg).mean(axis=0) > 0.6
-        # Close one-pixel gaps (noise), then find runs.
+        far = outer[side]
+        usual = np.median(far.reshape(-1, 3), axis=0)
+        unlike &= _unlike_board(far, usual, cfg).mean(axis=0) > 0.6
         padded = np.concatenate([[False], unlike, [False]])
         edges = np.flatnonzero(np.diff(padded.astype(np.int8)))
         for a, b in zip(edges[::2], edges[1::2]):
@@ -103,8 +119,12 @@ def covered_cells(runs: Sequence[Tuple[str, float, float]], width: int, height: 
 
 def cell_motion(previous: np.ndarray, current: np.ndarray, width: int, height: int, ppc: int,
                 pad: int) -> np.ndarray:
-    """Mean absolute change of L per cell (cell_names order) between two rectified
-    L images of the same calibration."""
+    """Mean absolute change of L per cell (cell_names order) over the cell's centre disc
+    between two rectified L images of the same calibration. The centre is where a stone
+    comes or goes; a cell's rim also changes with a stone nudged by a millimetre."""
     diff = np.abs(current.astype(np.float32) - previous.astype(np.float32))
     grid = diff[pad:pad + height * ppc, pad:pad + width * ppc]
-    return grid.reshape(height, ppc, width, ppc).mean(axis=(1, 3)).ravel()
+    blocks = grid.reshape(height, ppc, width, ppc).transpose(0, 2, 1, 3).reshape(height * width, ppc * ppc)
+    c = (np.arange(ppc) + 0.5) / ppc - 0.5
+    centre = (np.hypot(*np.meshgrid(c, c)) <= 0.25).ravel()
+    return blocks[:, centre].mean(axis=1)

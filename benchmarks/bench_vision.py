@@ -1,0 +1,196 @@
+"""Vision benchmark: board found, cell colours, heights, hands and speed.
+
+Every scene is a random room from :mod:`fenix_table.sim` (``hard`` ranges: dim and warm
+or cool light, glossy and matte stones, tilt up to 15 degrees, any rotation, lens
+distortion, blur and motion blur, noise, JPEG, stray stones; a quarter of the game
+frames with a forearm over the board), boards alternating 9x9 / 7x8. Per scene two
+frames come from the same fixed camera: the start position, then a mid-game position.
+
+* board found / wrong side: ``locate_board`` from scratch on every frame (both kinds);
+* cell colours and heights, "out of the box": the game frame read through its own
+  located grid with the shipped default model;
+* the same "calibrated": the start frame was located and calibrated (colours and stone
+  thickness, :func:`calibrate_reader`), and the game frame is read with that calibration,
+  as the table does during a game;
+* cells a forearm covers (ground truth) are left out of colour and height figures;
+  hands are scored separately (frames flagged, covered cells found);
+* speed on one core (``cv2.setNumThreads(1)``) at the frame size: ``CellReader.read``
+  with a known calibration, and ``locate_board``.
+
+    python benchmarks/bench_vision.py [--scenes 300] [--size 1280x960] [--seed 1]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Dict, List, Sequence
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from fenix_table.errors import BoardNotFoundError  # noqa: E402
+from fenix_table.sim import random_placement, random_scene, render_frame  # noqa: E402
+from fenix_table.vision.board import start_placement  # noqa: E402
+from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
+from fenix_table.vision.locate import locate_board  # noqa: E402
+
+
+class Tally:
+    def __init__(self):
+        self.cells = self.colour_wrong = 0
+        self.stacks = self.claimed = self.height_wrong = 0
+        self.frames = 0
+
+    def add(self, obs, cal, truth) -> None:
+        """Score one observation against the truth; cells matched by image position
+        (a located grid's a1 may be any corner of the board)."""
+        self.frames += 1
+        names = list(truth.cell_centres)
+        centres = np.array([truth.cell_centres[n] for n in names])
+        covered = set(truth.occluded_cells)
+        for name, (x, y) in cal.cell_centres().items():
+            k = int(np.argmin(((centres - (x, y)) ** 2).sum(axis=1)))
+            tname = names[k]
+            if tname in covered:
+                continue
+            colour, height = truth.placement.get(tname, ("empty", None))
+            r = obs.cells[name]
+            self.cells += 1
+            self.colour_wrong += r.color != colour
+            if colour != "empty" and r.color == colour:
+                self.stacks += 1
+                if r.height is not None:
+                    self.claimed += 1
+                    self.height_wrong += r.height != height
+
+    def lines(self, label: str) -> List[str]:
+        pct = lambda a, b: 100.0 * a / b if b else float("nan")
+        return [f"{label}: colour errors {self.colour_wrong} of {self.cells} cells "
+                f"({pct(self.colour_wrong, self.cells):.3f}%) in {self.frames} frames",
+                f"{label}: heights claimed for {pct(self.claimed, self.stacks):.1f}% of {self.stacks} stacks, "
+                f"wrong {self.height_wrong} ({pct(self.height_wrong, self.claimed):.2f}% of claimed)"]
+
+
+def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, object]:
+    rng = np.random.default_rng(seed)
+    found = {"hand": [0, 0], "no_hand": [0, 0]}
+    wrong_side = 0
+    locate_ms: List[float] = []
+    read_ms: List[float] = []
+    plain, calibrated, exact = Tally(), Tally(), Tally()
+    hands = {"hand_frames": 0, "flagged": 0, "clear_frames": 0, "false_flags": 0,
+             "covered": 0, "covered_found": 0, "reported": 0, "reported_wrong": 0}
+    calibrations = 0
+    for i in range(scenes):
+        board = ("9x9", "7x8")[i % 2]
+        scene = random_scene(rng, board, image_size=size, hand=False)
+        start = start_placement(board)
+        start_bgr, start_truth = render_frame(start, board, scene, rng)
+        with_hand = bool(rng.random() < hand_share)
+        game_scene = scene
+        if with_hand:
+            from dataclasses import replace
+            game_scene = replace(scene, hand=True)
+        placement = random_placement(rng, board)
+        game_bgr, truth = render_frame(placement, board, game_scene, rng)
+
+        located = {}
+        for kind, bgr, t in (("start", start_bgr, start_truth), ("game", game_bgr, truth)):
+            t0 = time.perf_counter()
+            try:
+                cal = locate_board(bgr)
+            except BoardNotFoundError:
+                cal = None
+            locate_ms.append(1000 * (time.perf_counter() - t0))
+            key = "hand" if t.hand else "no_hand"
+            found[key][1] += 1
+            if cal is not None and cal.board != board:
+                wrong_side += 1
+                cal = None
+            if cal is not None:
+                found[key][0] += 1
+            located[kind] = cal
+
+        from fenix_table.vision.types import Calibration
+        true_cal = Calibration(board, size, tuple(map(tuple, truth.corners)))
+        reader = CellReader(true_cal)
+        reader.read(game_bgr)                                  # warm-up (first-call costs)
+        t0 = time.perf_counter()
+        exact_obs = reader.read(game_bgr)
+        read_ms.append(1000 * (time.perf_counter() - t0))
+        exact.add(exact_obs, true_cal, truth)
+
+        if located["game"] is not None:
+            obs = CellReader(located["game"]).read(game_bgr)
+            plain.add(obs, located["game"], truth)
+            if truth.hand:
+                hands["hand_frames"] += 1
+                hands["flagged"] += obs.hand
+                true_cov = set(truth.occluded_cells)
+                names = list(truth.cell_centres)
+                centres = np.array([truth.cell_centres[n] for n in names])
+                mapped = {}
+                for name, (x, y) in located["game"].cell_centres().items():
+                    mapped[name] = names[int(np.argmin(((centres - (x, y)) ** 2).sum(axis=1)))]
+                reported = {mapped[c] for c in obs.occluded_cells}
+                hands["covered"] += len(true_cov)
+                hands["covered_found"] += len(true_cov & reported)
+                hands["reported"] += len(reported)
+                hands["reported_wrong"] += len(reported - true_cov)
+            else:
+                hands["clear_frames"] += 1
+                hands["false_flags"] += obs.hand
+        if located["start"] is not None:
+            try:
+                cal = calibrate_reader(start_bgr, located["start"], start)
+                calibrations += 1
+            except ValueError:
+                cal = located["start"]
+            calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
+    return {"found": found, "wrong_side": wrong_side, "locate_ms": locate_ms, "read_ms": read_ms,
+            "plain": plain, "calibrated": calibrated, "exact": exact, "hands": hands,
+            "calibrations": calibrations, "scenes": scenes}
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=300, help="scenes (two frames each)")
+    parser.add_argument("--size", default="1280x960")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(list(argv))
+    size = tuple(int(v) for v in args.size.split("x"))
+    import cv2
+    cv2.setNumThreads(1)  # the speed budget is for one core
+    r = run(args.scenes, args.seed, size)
+    f = r["found"]
+    pct = lambda a, b: 100.0 * a / b if b else float("nan")
+    print(f"scenes: {r['scenes']} at {args.size} (seed {args.seed}), {sum(v[1] for v in f.values())} frames, "
+          f"{f['hand'][1]} with a hand")
+    print(f"board found without a hand: {pct(*f['no_hand']):.1f}% of {f['no_hand'][1]} frames")
+    print(f"board found with a hand: {pct(*f['hand']):.1f}% of {f['hand'][1]} frames")
+    print(f"wrong board side: {r['wrong_side']}")
+    for line in r["plain"].lines("out of the box (located grid, default colours)"):
+        print(line)
+    print(f"start frames calibrated: {r['calibrations']} of {r['scenes']}")
+    for line in r["calibrated"].lines("calibrated from the start frame"):
+        print(line)
+    for line in r["exact"].lines("reader alone (true grid, default colours)"):
+        print(line)
+    h = r["hands"]
+    print(f"hands: flagged in {h['flagged']} of {h['hand_frames']} hand frames, "
+          f"falsely in {h['false_flags']} of {h['clear_frames']} clear frames; covered cells found "
+          f"{pct(h['covered_found'], h['covered']):.1f}% of {h['covered']}, "
+          f"{h['reported_wrong']} of {h['reported']} reported cells not covered")
+    rm, lm = np.array(r["read_ms"]), np.array(r["locate_ms"])
+    print(f"read cells, known calibration (one core): mean {rm.mean():.1f} ms, 95th percentile "
+          f"{np.percentile(rm, 95):.1f} ms per frame")
+    print(f"locate board from scratch (one core): mean {lm.mean():.0f} ms, 95th percentile "
+          f"{np.percentile(lm, 95):.0f} ms, max {lm.max():.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

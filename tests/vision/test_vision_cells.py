@@ -1,0 +1,118 @@
+"""CellReader on generated frames: colours, heights, hands, start-frame calibration."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fenix_table.sim import SceneParams, random_placement, random_scene, render_frame
+from fenix_table.vision.board import start_placement
+from fenix_table.vision.cells import CellReader, calibrate_reader
+from fenix_table.vision.geometry import camera_pose
+from fenix_table.vision.types import Calibration
+
+
+def true_calibration(truth, size):
+    return Calibration(truth.board, size, tuple(map(tuple, truth.corners)), oriented=True)
+
+
+def colour_errors(obs, placement):
+    return [c for c, r in obs.cells.items() if r.color != placement.get(c, ("empty", 0))[0]]
+
+
+@pytest.mark.parametrize("board", ["9x9", "7x8"])
+def test_reads_colours_out_of_the_box(board):
+    rng = np.random.default_rng(21 if board == "9x9" else 22)
+    wrong = cells = 0
+    for _ in range(3):
+        scene = random_scene(rng, board, hard=False, hand=False)
+        placement = random_placement(rng, board)
+        bgr, truth = render_frame(placement, board, scene, rng)
+        obs = CellReader(true_calibration(truth, scene.image_size)).read(bgr, 5)
+        assert obs.board == board and obs.board_found and obs.frame_index == 5
+        assert set(obs.cells) == set(truth.cell_centres)
+        wrong += len(colour_errors(obs, placement))
+        cells += len(obs.cells)
+        for r in obs.cells.values():
+            assert 0.0 <= r.color_confidence <= 1.0
+            assert r.height is None or (r.color != "empty" and r.height in (1, 2, 3))
+    assert wrong <= 0.01 * cells
+
+
+def test_start_frame_calibration_learns_the_room():
+    # Matte black stones on a dark board in dim, warm light: the hard case.
+    rng = np.random.default_rng(5)
+    scene = SceneParams(board_color=(0.07, 0.07, 0.09), black_color=(0.06, 0.06, 0.06),
+                        light_intensity=0.4, light_color=(0.8, 0.95, 1.1), noise_sigma=4.0,
+                        jpeg_quality=80, stone_thickness=0.24)
+    start, truth = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    cal = true_calibration(truth, scene.image_size)
+    fitted = calibrate_reader(start, cal, start_placement("9x9"))
+    assert fitted.colors is not None and set(fitted.colors) == {"empty", "red", "black"}
+    assert fitted.corners == cal.corners
+    # The fitted model survives a JSON round trip and reads a later position.
+    reloaded = Calibration.from_json(fitted.to_json())
+    calibrated = default = 0
+    for _ in range(3):
+        placement = random_placement(rng, "9x9", stones=40)
+        bgr, _ = render_frame(placement, "9x9", scene, rng)
+        calibrated += len(colour_errors(CellReader(reloaded).read(bgr), placement))
+        default += len(colour_errors(CellReader(cal).read(bgr), placement))
+    # Black on black in dim light stays hard; the room's colours must help, not hurt.
+    assert calibrated < default and calibrated <= 0.05 * 3 * 81
+
+
+def test_calibration_refuses_a_frame_that_is_not_the_layout():
+    rng = np.random.default_rng(8)
+    scene = random_scene(rng, "7x8", hard=False, hand=False)
+    bgr, truth = render_frame(random_placement(rng, "7x8", stones=20), "7x8", scene, rng)
+    with pytest.raises(ValueError, match="expected layout"):
+        calibrate_reader(bgr, true_calibration(truth, scene.image_size), start_placement("7x8"))
+
+
+def test_heights_claimed_are_right():
+    rng = np.random.default_rng(9)
+    # A low, wide camera: the outer stacks show several pixels of parallax per stone.
+    scene = SceneParams(image_size=(1280, 960), fov_deg=75.0, camera_height=11.0, tilt_deg=6.0,
+                        yaw_deg=20.0, stone_thickness=0.22, jitter=0.03)
+    start, truth = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    cal = calibrate_reader(start, true_calibration(truth, scene.image_size), start_placement("9x9"))
+    # The effective stone thickness (what the parallax measurement sees) is learnt.
+    assert 0.5 < cal.height_scale < 1.5 and cal.height_scale != 1.0
+    placement = {c: (("red", "black")[i % 2], 1 + i % 3)
+                 for i, c in enumerate(c for c in truth.cell_centres if (ord(c[0]) + int(c[1:])) % 2 == 0)}
+    bgr, _ = render_frame(placement, "9x9", scene, rng)
+    obs = CellReader(cal).read(bgr)
+    claimed = {c: r.height for c, r in obs.cells.items() if r.height is not None}
+    wrong = [c for c, h in claimed.items() if placement.get(c, (None, None))[1] != h]
+    assert len(claimed) >= 3
+    assert len(wrong) <= 0.02 * len(claimed) + 1
+
+
+def test_hand_over_the_edge_is_seen_and_covers_cells():
+    rng = np.random.default_rng(12)
+    scene = SceneParams(hand=True, hand_angle_deg=30.0, hand_reach=3.5, hand_color=(0.45, 0.55, 0.8))
+    placement = random_placement(rng, "9x9", stones=25)
+    bgr, truth = render_frame(placement, "9x9", scene, rng)
+    reader = CellReader(true_calibration(truth, scene.image_size))
+    obs = reader.read(bgr)
+    assert obs.hand
+    covered = set(obs.occluded_cells)
+    assert len(covered & set(truth.occluded_cells)) >= 0.5 * len(truth.occluded_cells)
+    clear, _ = render_frame(placement, "9x9", replace(scene, hand=False), rng)
+    still = reader.read(clear)
+    assert not still.hand and still.occluded_cells == ()
+
+
+def test_camera_pose_from_a_tilted_calibration():
+    scene = SceneParams(image_size=(1280, 960), tilt_deg=10.0, tilt_azimuth_deg=40.0, camera_height=16.0)
+    _, truth = render_frame({}, "9x9", scene, np.random.default_rng(0))
+    pose = camera_pose(true_calibration(truth, scene.image_size).homography(), scene.image_size)
+    assert pose.focal_measured
+    assert np.allclose(pose.nadir, truth.camera_centre[:2], atol=0.1)
+    assert pose.height == pytest.approx(truth.camera_centre[2], rel=0.02)
+
+
+def test_rejects_a_non_image():
+    _, truth = render_frame({}, "7x8", SceneParams(), np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        CellReader(true_calibration(truth, (640, 480))).read(np.zeros((10, 10)))

@@ -1,0 +1,93 @@
+"""fenix-table detect / calibrate through the real command line entry point."""
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from fenix_table.cli import main
+from fenix_table.sim import SceneParams, random_placement, render_frame
+from fenix_table.vision.board import start_placement
+from fenix_table.vision.types import Calibration
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("frames")
+    rng = np.random.default_rng(2)
+    scene = SceneParams(yaw_deg=15.0, tilt_deg=4.0)
+    start, _ = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    placement = random_placement(rng, "9x9", stones=30)
+    game, truth = render_frame(placement, "9x9", scene, rng)
+    paths = []
+    for name, img in (("start.png", start), ("game.png", game)):
+        cv2.imwrite(str(folder / name), img)
+        paths.append(str(folder / name))
+    return paths, placement, truth
+
+
+def test_detect_prints_one_json_line_per_image(images, capsys, tmp_path):
+    paths, placement, _ = images
+    out = tmp_path / "ann.png"
+    assert main(["detect", *paths, "--board", "9x9", "--annotate", str(out)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2
+    records = [json.loads(line) for line in lines]
+    for path, rec in zip(paths, records):
+        assert rec["image"] == path and rec["board"] == "9x9"
+        assert len(rec["cells"]) == 81 and rec["hand"] is False and rec["occluded_cells"] == []
+        for cell in rec["cells"].values():
+            assert cell["color"] in ("empty", "red", "black") and 0 <= cell["confidence"] <= 1
+    start = records[0]["cells"]
+    layout = start_placement("9x9")
+    assert sum(start[c]["color"] != layout.get(c, ("empty",))[0] for c in start) == 0
+    # Several images: numbered annotation files, each the size of its frame.
+    for k in (1, 2):
+        drawn = cv2.imread(str(tmp_path / f"ann-00{k}.png"))
+        assert drawn is not None and drawn.shape == (480, 640, 3)
+
+
+def test_calibrate_then_detect_with_the_calibration(images, capsys, tmp_path):
+    paths, placement, truth = images
+    saved = tmp_path / "cal.json"
+    assert main(["calibrate", paths[0], "-o", str(saved)]) == 0
+    assert "saved" in capsys.readouterr().out
+    cal = Calibration.load(str(saved))
+    assert cal.board == "9x9" and cal.oriented and cal.colors is not None
+    assert main(["detect", paths[1], "--calibration", str(saved)]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    wrong = [c for c, r in rec["cells"].items() if r["color"] != placement.get(c, ("empty",))[0]]
+    assert len(wrong) <= 1
+
+
+def test_calibrate_with_corners(images, capsys, tmp_path):
+    paths, _, truth = images
+    saved = tmp_path / "manual.json"
+    corners = [f"{x:.1f},{y:.1f}" for x, y in truth.corners]
+    assert main(["calibrate", paths[1], "--board", "9x9", "--corners", *corners, "-o", str(saved)]) == 0
+    cal = Calibration.load(str(saved))
+    assert np.allclose(cal.corners, truth.corners, atol=0.1)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["detect", "missing.png"], "no such image: missing.png"),
+    (["calibrate", "missing.png"], "no such image: missing.png"),
+    (["calibrate", "x.png", "--corners", "1,2", "3,4", "5,6", "7,8"], "--corners needs --board 9x9 or 7x8"),
+    (["calibrate", "x.png", "--board", "7x8", "--corners", "1,2", "3,4", "5,6", "7"],
+     "bad corner '7': expected X,Y in pixels"),
+])
+def test_errors_are_one_line_and_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [f"fenix-table: {message}"]
+
+
+def test_unreadable_image_and_blank_frame(tmp_path, capsys):
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not an image")
+    assert main(["detect", str(bad)]) == 2
+    assert capsys.readouterr().err.strip() == f"fenix-table: cannot read image {bad}"
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((240, 320, 3), 128, np.uint8))
+    assert main(["detect", str(blank)]) == 2
+    assert "no board" in capsys.readouterr().err

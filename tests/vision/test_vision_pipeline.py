@@ -1,0 +1,58 @@
+"""Vision: the per-frame pipeline over a generated game sequence."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fenix_table.sim import SceneParams, render_frame
+from fenix_table.vision import Vision
+from fenix_table.vision.board import start_placement
+
+
+def test_no_board_in_view():
+    vision = Vision()
+    result = vision.process(np.full((480, 640, 3), 90, np.uint8), 3)
+    assert result.status == "board_not_found"
+    assert result.calibration is None and result.stable is None
+    assert not result.observation.board_found and result.observation.cells == {}
+    assert result.observation.frame_index == 3
+
+
+def test_sequence_calibrates_waits_for_stillness_and_sees_hands():
+    rng = np.random.default_rng(4)
+    scene = SceneParams(yaw_deg=200.0, tilt_deg=5.0, light_color=(0.8, 0.95, 1.1),
+                        board_color=(0.6, 0.7, 0.8), line_color=(0.15, 0.15, 0.15))
+    start = start_placement("7x8")
+    moved = dict(start)
+    moved["b2"] = moved.pop("b1")           # a red soldier stepped off
+    frames = [render_frame(start, "7x8", scene, rng)[0] for _ in range(3)]
+    frames.append(render_frame(moved, "7x8", replace(scene, hand=True, hand_angle_deg=60.0), rng)[0])
+    frames += [render_frame(moved, "7x8", scene, rng)[0] for _ in range(3)]
+
+    vision = Vision(stable_frames=2)
+    results = [vision.process(f, i) for i, f in enumerate(frames)]
+    first = results[0]
+    assert first.status == "ok" and first.calibration.board == "7x8"
+    # The start position fixed a1 at Red's camp and fitted the colours to the room.
+    assert first.calibration.oriented and first.calibration.colors is not None
+    assert first.stable is None
+    assert results[1].stable is not None
+    assert results[1].stable.placement().keys() == start.keys()
+    assert results[3].status == "hand" and results[3].stable is None
+    assert results[4].stable is None                       # one still frame is not enough
+    assert results[4].status in ("ok", "moving")
+    final = results[6].stable
+    assert final is not None and final.frame_index == 6
+    assert {c: col for c, (col, _) in final.placement().items()} == {c: col for c, (col, _) in moved.items()}
+
+
+def test_a_given_calibration_of_another_board_is_refused():
+    from fenix_table.vision.types import Calibration
+    cal = Calibration("9x9", (640, 480), ((0, 0), (100, 0), (100, 100), (0, 100)))
+    with pytest.raises(ValueError):
+        Vision(board="7x8", calibration=cal)
+
+
+def test_rejects_a_non_image():
+    with pytest.raises(ValueError):
+        Vision().process(np.zeros((4, 4)), 0)
