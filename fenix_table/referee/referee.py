@@ -80,6 +80,8 @@ class Referee:
         self.pending: Optional[ev.Event] = None
         self._state = "new"           # new, checking, play, violation, out_of_sync, over
         self._masked: Dict[str, str] = {}   # cell -> colour players confirmed as a misread
+        self._suspect: Dict[str, str] = {}  # cell -> colour last reported as unexplained
+        self._warned: set = set()           # (cell, stack) whose camera height was doubted
         self._view: Optional[Tuple] = None
         self._last_reading: Optional[BoardReading] = None
         self._unfit_key: Optional[Tuple] = None
@@ -205,14 +207,7 @@ class Referee:
     def _interpret(self, reading: BoardReading, observation, frame) -> List[ev.Event]:
         position = self.position
         events: List[ev.Event] = []
-        decision = decide(search(position, self.rules, reading, self.max_plies), reading)
-        if decision.kind == "none":
-            # Heights the camera reads with confidence can still be wrong: one ply that
-            # fits every colour is taken, with a warning about the heights.
-            fallback = decide(search(position, self.rules, reading, 1, use_heights=False),
-                              reading, heights="prefer")
-            if fallback.kind in ("move", "ambiguous"):
-                decision = fallback
+        decision = self._judge(reading)
         if decision.kind == "move" and self._undone is not None and \
                 decision.candidate.tokens[:1] == (self._undone,):
             return events  # the board still shows the move just taken back
@@ -228,8 +223,15 @@ class Referee:
             if decision.height_warnings:
                 events += self._height_notice(decision.height_warnings, frame)
             return events
-        if decision.kind == "move" and evidence_gaps(decision.candidate, reading):
-            decision = self._inferred(decision, reading)
+        if decision.kind == "none" and self._suspect:
+            # Cells already reported as unexplained count as unknown while they read the
+            # same: players play on before fixing them, or it is a stubborn misread.
+            masked = {**self._masked, **self._suspect}
+            past = read_board(observation, position.cells, self.min_confidence, masked)
+            beyond = self._judge(past)
+            if beyond.kind == "move":
+                self._masked.update(self._suspect)
+                reading, decision = past, beyond
         if decision.kind == "move":
             self._unfit_key, self._unfit_count = None, 0
             events += self._take(decision.candidate, decision.height_warnings, frame)
@@ -255,6 +257,22 @@ class Referee:
             if near is not None:
                 return events + self._take(near, (), frame)
         return events + self._unexplained(reading, frame)
+
+    def _judge(self, reading: BoardReading) -> Decision:
+        """What the reading means for the current position (see :func:`.tracker.decide`),
+        taking a move only when the camera saw it (:meth:`_inferred`)."""
+        position = self.position
+        decision = decide(search(position, self.rules, reading, self.max_plies), reading)
+        if decision.kind == "none":
+            # Heights the camera reads with confidence can still be wrong: one ply that
+            # fits every colour is taken, with a warning about the heights.
+            fallback = decide(search(position, self.rules, reading, 1, use_heights=False),
+                              reading, heights="prefer")
+            if fallback.kind in ("move", "ambiguous"):
+                decision = fallback
+        if decision.kind == "move" and evidence_gaps(decision.candidate, reading):
+            decision = self._inferred(decision, reading)
+        return decision
 
     def _inferred(self, decision: Decision, reading: BoardReading) -> Decision:
         """A move the camera did not fully see is taken only when colours alone leave no
@@ -285,21 +303,7 @@ class Referee:
 
     def _near_move(self, observation, reading: BoardReading) -> Optional[Candidate]:
         """The single legal move that explains the board but for one cell away from the
-        moved pieces (a misread, or a stone knocked aside), else None. Cells already out of
-        sync are masked while they read the same."""
-        masked = dict(self._masked)
-        unexplained = isinstance(self.pending, ev.OutOfSync) or (
-            isinstance(self.pending, ev.Violation) and self.pending.code == "stones_changed")
-        if unexplained:
-            # Cells already reported as unexplained count as unknown while they read the
-            # same: the players may well play on before fixing them (or it is a misread).
-            for cell in self.pending.cells:
-                if self._last_seen.get(cell) is not None:
-                    masked[cell] = self._last_seen[cell]
-            reading = read_board(observation, self.position.cells, self.min_confidence, masked)
-            exact = decide(search(self.position, self.rules, reading, self.max_plies), reading)
-            if exact.kind == "move" and exact.candidate.moves:
-                return exact.candidate
+        moved pieces (a misread, or a stone knocked aside), else None."""
         near = search(self.position, self.rules, reading, 2, tolerance=1)
         if any(not c.moves for c in near):
             return None   # the position itself is as near: an extra or missing stone
@@ -399,6 +403,8 @@ class Referee:
                 cells=tuple(sorted(set(explanation.cells) | set(differing))),
                 params=tuple(sorted((k, str(v)) for k, v in explanation.params.items())),
                 frame=frame)
+            if violation.code == "stones_changed":
+                self._suspect = {c: reading.colors[c] for c in differing}
             key = (violation.code, violation.attempted, violation.cells)
             if self._state == "violation" and self._said.get("violation") == key:
                 return []
@@ -409,8 +415,9 @@ class Referee:
             return [violation]
         if not differing:
             return []   # only height doubts or unknown cells: keep waiting
+        self._suspect = {c: reading.colors[c] for c in differing}
         sync = ev.OutOfSync(expected_fpn=position.fpn(), cells=differing, frame=frame)
-        if self._state == "out_of_sync" and self._said.get("sync") == differing:
+        if self._state in ("out_of_sync", "checking") and self._said.get("sync") == differing:
             return []
         self._said["sync"] = differing
         if self._state != "checking":
@@ -420,28 +427,38 @@ class Referee:
         return [sync]
 
     def _seen_placement(self, reading: BoardReading) -> Dict[str, Tuple[str, Optional[int]]]:
-        """The board as the camera shows it; unknown cells keep the engine's stack."""
+        """The board as the camera shows it, for explaining a change. Unknown cells keep
+        the engine's stack; so do cells still showing their colour (camera heights are the
+        least reliable reading), except a stack that grew while a stone of its colour
+        vanished elsewhere: that is what a stacking attempt looks like."""
         stacks = self.position.stacks()
+        vanished = {p[0] for c, p in stacks.items() if reading.colors.get(c) not in (None, p[0])}
         seen: Dict[str, Tuple[str, Optional[int]]] = {}
         for cell in self.position.cells:
             color = reading.colors.get(cell)
+            piece = stacks.get(cell)
             if color is None:
-                if cell in stacks:
-                    seen[cell] = stacks[cell]
+                if piece is not None:
+                    seen[cell] = piece
                 continue
             if color == "empty":
                 continue
-            seen[cell] = (color, reading.heights.get(cell))
+            height = reading.heights.get(cell)
+            if piece is not None and piece[0] == color and not (
+                    color in vanished and height is not None and height > piece[1]):
+                height = piece[1]
+            seen[cell] = (color, height)
         return seen
 
     def _height_notice(self, cells: Sequence[str], frame) -> List[ev.Event]:
-        cells = tuple(sorted(cells))
-        if self._said.get("heights") == cells:
-            return []
-        self._said["heights"] = cells
+        """Warn once about each stack whose height the camera reads differently."""
         stacks = self.position.stacks()
-        detail = ", ".join(f"{c} ({stacks[c][1]} expected)" for c in cells if c in stacks)
-        return [ev.Notice(code="height_mismatch", cells=cells, frame=frame,
+        fresh = tuple(sorted(c for c in cells if c in stacks and (c, stacks[c]) not in self._warned))
+        if not fresh:
+            return []
+        self._warned.update((c, stacks[c]) for c in fresh)
+        detail = ", ".join(f"{c} ({stacks[c][1]} expected)" for c in fresh)
+        return [ev.Notice(code="height_mismatch", cells=fresh, frame=frame,
                           message=f"the camera reads other stack heights than the game: {detail}")]
 
     def _resolved(self, how: str, frame) -> List[ev.Event]:
@@ -458,6 +475,7 @@ class Referee:
             self._record(event)
         self._state = "play"
         self.pending = None
+        self._suspect = {}
         for key in ("violation", "sync"):
             self._said.pop(key, None)
         self._restore_turn_pending()
