@@ -147,6 +147,11 @@ def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int) -> fl
     # Lines outside the frame cannot support the grid: count them as empty.
     coverage = cnt[grid].sum() / (grid.sum() * s)
     ratio = (total_on - total_off) / (total_on + total_off + 1e-6) * coverage
+    # Every line of a real grid shows somewhere (stones leave the crossings free); a grid
+    # at half the true spacing has every other line on bare board or stones.
+    per_line = (on_sum - off_sum) / (on_sum + off_sum + 1e-6)
+    supported = float(np.mean(per_line[grid] > 0.1))
+    ratio *= 0.5 + 0.5 * supported
     margin_ratio = 0.0
     for m in pat.margin:
         if cnt[m] > s // 3:
@@ -289,16 +294,20 @@ def _merge(pos: np.ndarray, abc: np.ndarray, votes: np.ndarray) -> Tuple[np.ndar
     return pos[keep], abc[keep]
 
 
-def _pairs(pos: np.ndarray, cells: int, keep: int) -> List[Tuple[int, int, int, int]]:
+def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float] = None
+           ) -> List[Tuple[int, int, int, int]]:
     """Candidate (i, j, index_i, index_j): lines i and j are grid lines index_i < index_j of
     ``cells + 1``; ranked by how well the lines between them fit even spacing (stray lines
-    inside and lines where the margin should be count against)."""
+    inside and lines where the margin should be count against). Normally at most two
+    lines may be missing; when stones hide most of a family, any span is tried and the
+    other family's spacing (``spacing_hint``) tells which is likely."""
     n = len(pos)
     if n < 2:
         return []
     ii, jj = np.triu_indices(n, 1)
     rows = []
-    for m in range(max(1, cells - 2), cells + 1):
+    few = n < cells - 1
+    for m in range(1 if few else max(1, cells - 2), cells + 1):
         s = (pos[jj] - pos[ii]) / m
         ok = s >= 4
         if not ok.any():
@@ -315,6 +324,8 @@ def _pairs(pos: np.ndarray, cells: int, keep: int) -> List[Tuple[int, int, int, 
             hi = pred[:, -2] + 0.3 * s_
             between = ((pos[None, :] > lo[:, None]) & (pos[None, :] < hi[:, None])).sum(axis=1)
             score = hit - 0.4 * (between - hit) - 1.5 * beyond
+            if spacing_hint:
+                score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
             for t in range(len(i_)):
                 rows.append((float(score[t]), m, int(i_[t]), int(j_[t]), o, o + m))
     rows.sort(key=lambda t: (-t[0], -t[1]))
@@ -337,6 +348,13 @@ def _intersect(l1: np.ndarray, l2: np.ndarray) -> Optional[np.ndarray]:
     return np.array([(l1[2] * l2[1] - l1[1] * l2[2]) / det, (l1[0] * l2[2] - l1[2] * l2[0]) / det])
 
 
+def _typical_spacing(pos: np.ndarray) -> Optional[float]:
+    """Median gap between neighbouring lines of a family with enough lines, else None."""
+    if len(pos) < 4:
+        return None
+    return float(np.median(np.diff(pos)))
+
+
 def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
     """Yield (homography board->work px, width, height) candidates for one polarity."""
     width, height = DIMENSIONS[board]
@@ -352,9 +370,11 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
     for fam_a, fam_b in families:
         pa, la = _merge(*_positions(fam_a, centre))
         pb, lb = _merge(*_positions(fam_b, centre))
+        hint_a = _typical_spacing(pa)
+        hint_b = _typical_spacing(pb)
         for na, nb in assignments:
-            for ia, ja, oia, oja in _pairs(pa, na, config.pairs_per_family):
-                for ib, jb, oib, ojb in _pairs(pb, nb, config.pairs_per_family):
+            for ia, ja, oia, oja in _pairs(pa, na, config.pairs_per_family, hint_b):
+                for ib, jb, oib, ojb in _pairs(pb, nb, config.pairs_per_family, hint_a):
                     quad = [_intersect(la[ia], lb[ib]), _intersect(la[ja], lb[ib]),
                             _intersect(la[ja], lb[jb]), _intersect(la[ia], lb[jb])]
                     if any(q is None for q in quad):
@@ -596,9 +616,10 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
         for Hm, na, nb in _candidates(lines, face, config):
             scored.append((_score(dil, Hm, na, nb), Hm, na, nb))
         scored.sort(key=lambda t: -t[0])
-        # The face must show its own line polarity at the crossings; refine the best
-        # candidate that does (refining is the expensive step).
-        for s, Hm, na, nb in scored[:4]:
+        # The face must show its own line polarity at the crossings; refine the best two
+        # candidates that do (refining is the expensive step).
+        refined = 0
+        for s, Hm, na, nb in scored[:6]:
             if s < config.weak_fit:
                 break
             if (line_polarity(gray, Hm, na, nb)[0] > 0) != LIGHT_LINES[face]:
@@ -618,7 +639,9 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
             if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
                 if best is None or sr > best[0]:
                     best = (sr, face, Hr, na, nb)
-            break
+            refined += 1
+            if refined == 2:
+                break
         if best is not None and best[0] >= config.sure_fit:
             break       # a crisp grid of the right polarity: the other face cannot beat it
     return best
