@@ -157,6 +157,8 @@ def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
         return _key(event.key, ui, side_to_move, draw_offered, history_len)
     pos = None
     if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
+        if getattr(event, "touch", False):
+            return []   # SDL's mouse copy of a touch: the FINGERDOWN already counted
         pos = event.pos
     elif event.type == pygame.FINGERDOWN:
         pos = (int(event.x * layout.width), int(event.y * layout.height))

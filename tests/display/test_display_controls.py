@@ -58,6 +58,11 @@ def test_keys_and_buttons_map_to_requests():
     assert (ui.language, ui.rotation) == ("de", 1)
     handle(click(layout.corner_buttons["rotate"].center), ui, layout)
     assert ui.rotation == 2
+    # A tap arrives as a finger and as SDL's mouse copy of it: it counts once.
+    centre = layout.corner_buttons["rotate"].center
+    handle(touch(centre, layout), ui, layout)
+    handle(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=centre, button=1, touch=True), ui, layout)
+    assert ui.rotation == 3
     assert handle(key(pygame.K_ESCAPE), ui, layout) == [Action("quit")]
     choices = ("a1-b1", "a1-a2")
     rect = choice_rects(layout, choices)["choice:1"]
