@@ -82,6 +82,8 @@ class GroundTruth:
     camera_centre: Tuple[float, float, float]  # board coordinates, cells
     focal: float
     hand_mask: Optional[np.ndarray] = None     # uint8 HxW, 255 where the forearm is
+    # Image position of each stack's top-disc centre: shows the parallax of tall stacks.
+    top_centres: Dict[str, Tuple[float, float]] = field(default_factory=dict)
 
 
 def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
@@ -333,10 +335,12 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
 
     # Stacks: on the board (with jitter) and stray ones beside it.
     stacks: List[Tuple[float, float, str, int]] = []
+    tops: Dict[str, np.ndarray] = {}
     for name, (color, stack_height) in placement.items():
         f, r = cell_index(name)
         jx, jy = rng.uniform(-scene.jitter, scene.jitter, 2)
         stacks.append((f + 0.5 + jx, r + 0.5 + jy, color, int(stack_height)))
+        tops[name] = np.array([f + 0.5 + jx, r + 0.5 + jy, int(stack_height) * scene.stone_thickness])
     for _ in range(scene.stray_stones):
         side = rng.integers(4)
         along = rng.uniform(0, width if side % 2 == 0 else height)
@@ -473,6 +477,7 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
         camera_centre=tuple(float(v) for v in cam.C),
         focal=cam.f,
         hand_mask=hand_mask,
+        top_centres={n: tuple(float(v) for v in cam.distort(cam.project(p[None]))[0]) for n, p in tops.items()},
     )
     return bgr, truth
 

@@ -78,3 +78,36 @@ def test_large_frames_and_sequences():
                                   frames_per_position=2, hand_frames=1))
     assert len(frames) == 5
     assert [t.hand for _, t in frames] == [False, False, True, False, False]
+
+
+def test_tall_stacks_lean_away_from_the_image_centre():
+    # Parallax: a stack's top disc is nearer the camera, so it appears further out from the
+    # principal point than its cell centre, and more so for a taller stack.
+    scene = SceneParams(camera_height=12.0, jitter=0.0)
+    placement = {"a1": ("red", 1), "i9": ("black", 3)}
+    img, truth = render_frame(placement, "9x9", scene, np.random.default_rng(0))
+    centre = np.array([320.0, 240.0])
+    for cell, stack_height in (("a1", 1), ("i9", 3)):
+        base = np.array(truth.cell_centres[cell])
+        top = np.array(truth.top_centres[cell])
+        out = np.linalg.norm(top - centre) - np.linalg.norm(base - centre)
+        assert out > 0.8 * stack_height
+    # The top disc shows the stone's colour where the parallax put it.
+    x, y = truth.top_centres["a1"]
+    b, g, r = img[int(round(y)), int(round(x))].astype(int)
+    assert r > b + 30
+
+
+def test_every_cell_under_the_hand_is_listed_and_strays_stay_off_the_record():
+    rng = np.random.default_rng(8)
+    scene = random_scene(rng, "9x9", hand=True)
+    from dataclasses import replace
+    scene = replace(scene, stray_stones=3, hand_reach=4.0)
+    placement = random_placement(rng, "9x9")
+    img, truth = render_frame(placement, "9x9", scene, rng)
+    assert truth.placement == placement
+    h, w = truth.hand_mask.shape
+    under = {cell for cell, (x, y) in truth.cell_centres.items()
+             if 0 <= x < w and 0 <= y < h and truth.hand_mask[int(y), int(x)]}
+    assert under and under <= set(truth.occluded_cells)
+    assert truth.hand_mask.mean() > 0
