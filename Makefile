@@ -23,5 +23,10 @@ play: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
 
+# Every benchmark prints its figures; the vision ones take several minutes here.
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_rules.py
+	$(VENV)/bin/python benchmarks/bench_locate.py
+	$(VENV)/bin/python benchmarks/bench_vision.py
+	$(VENV)/bin/python benchmarks/bench_referee.py
+	$(VENV)/bin/python benchmarks/bench_display.py
