@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from .errors import FenixError
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # OpenCV logs its own warnings (e.g. a missing webcam) to stderr; our one-line errors
+    # say the same thing in the user's terms. Must be set before cv2 is first imported.
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
