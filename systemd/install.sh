@@ -181,7 +181,16 @@ install_app() {
     fi
     copy_source
     run "$VENV/bin/pip" install --quiet --upgrade pip
-    run "$VENV/bin/pip" install --quiet "$STAGE"
+    # picamera2's compiled helpers (simplejpeg) are built against apt's numpy; a numpy from
+    # PyPI in the venv (opencv-python-headless >= 4.12 pulls numpy 2) makes `import picamera2`
+    # fail with "numpy.dtype size changed". Holding numpy at apt's version makes pip choose
+    # wheels that fit it.
+    NUMPY_PIN=()
+    numpy_version=$(python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true)
+    if [ -n "$numpy_version" ]; then
+        NUMPY_PIN=("numpy==$numpy_version")
+    fi
+    run "$VENV/bin/pip" install --quiet "$STAGE" ${NUMPY_PIN[@]+"${NUMPY_PIN[@]}"}
     # Same version number, new code: replace the package itself (not its dependencies).
     run "$VENV/bin/pip" install --quiet --no-deps --force-reinstall "$STAGE"
 

@@ -18,9 +18,9 @@ UNIT = ROOT / "systemd" / "fenix-table.service"
 EXAMPLE = ROOT / "systemd" / "config.toml"
 
 
-def install(*args, check=True):
+def install(*args, check=True, env=None):
     result = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True,
-                            timeout=60)
+                            timeout=60, env=env)
     if check:
         assert result.returncode == 0, result.stderr
     return result
@@ -55,8 +55,20 @@ def test_shellcheck_is_clean():
     assert result.returncode == 0, result.stdout
 
 
+def system_python(tmp_path, numpy_version):
+    """An environment whose ``python3`` answers the numpy question like a Pi's would."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "python3"
+    answer = f"echo {numpy_version}" if numpy_version else "exit 1"
+    fake.write_text(f"#!/bin/sh\ncase \"$*\" in *'import numpy'*) {answer} ;; *) exit 1 ;; esac\n")
+    fake.chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
 def test_dry_run_prints_the_whole_installation_in_order(tmp_path):
-    cmds = commands(install("--dry-run", "--source", str(ROOT)))
+    cmds = commands(install("--dry-run", "--source", str(ROOT),
+                            env=system_python(tmp_path, "1.24.2")))
     flat = [" ".join(c) for c in cmds]
     apt = next(c for c in cmds if c[:2] == ["apt-get", "install"])
     assert {"python3-picamera2", "python3-libcamera", "python3-lgpio", "python3-venv"} <= set(apt)
@@ -68,7 +80,9 @@ def test_dry_run_prints_the_whole_installation_in_order(tmp_path):
     assert ["tar", "-C", str(ROOT), "--exclude=.git", "--exclude=.venv", "--exclude=build",
             "--exclude=*.egg-info", "--exclude=__pycache__", "-cf", "-", ".", "|",
             "tar", "-C", "/opt/fenix-table/src", "-xf", "-"] in cmds
-    assert ["/opt/fenix-table/venv/bin/pip", "install", "--quiet", "/opt/fenix-table/src"] in cmds
+    # numpy stays at apt's version, which picamera2's compiled parts were built against.
+    assert ["/opt/fenix-table/venv/bin/pip", "install", "--quiet", "/opt/fenix-table/src",
+            "numpy==1.24.2"] in cmds
     assert ["install", "-m", "644", "-D", str(ROOT / "systemd" / "fenix-table.service"),
             "/etc/systemd/system/fenix-table.service"] in cmds
     if not user_exists("fenix"):
@@ -81,6 +95,11 @@ def test_dry_run_prints_the_whole_installation_in_order(tmp_path):
     positions = [next(i for i, line in enumerate(flat) if step in line) for step in order]
     assert positions == sorted(positions)
     assert flat[-1] == "systemctl restart fenix-table.service"
+
+
+def test_without_a_system_numpy_pip_chooses_freely(tmp_path):
+    cmds = commands(install("--dry-run", env=system_python(tmp_path, None)))
+    assert ["/opt/fenix-table/venv/bin/pip", "install", "--quiet", "/opt/fenix-table/src"] in cmds
 
 
 def test_dry_run_into_a_prefix_touches_nothing_and_stays_inside(tmp_path):
