@@ -94,6 +94,21 @@ def illegal_change(position: Position, rng: random.Random) -> Optional[Dict]:
     return None
 
 
+def players_fix(ref: Referee, truth: Game, tally: Tally) -> None:
+    """After a still period the players look at the display: they take back a wrong move,
+    pick the move the referee could not tell apart, or confirm the board."""
+    if ref.state == "over" or ref.position.fpn() == truth.position.fpn():
+        return
+    fpns = [p.fpn() for p in truth.positions]
+    while ref.position.fpn() not in fpns and ref.moves:
+        ref.undo()
+    if ref.position.fpn() not in fpns:
+        return
+    tokens = [m.token for m in truth.moves[fpns.index(ref.position.fpn()):]]
+    ref.confirm(tokens)
+    tally.confirmed += len(tokens)
+
+
 class Table:
     """A simulated table: truth game, camera frames through the stability filter, referee."""
 
@@ -177,23 +192,7 @@ class Table:
             tally.route_notices += 1
 
     def settle(self) -> None:
-        """After a still period the players look at the display: they pick the move the
-        referee could not tell apart, undo a wrong one, or confirm the board."""
-        ref = self.referee
-        truth = self.truth
-        if ref.state == "over" or ref.position.fpn() == truth.position.fpn():
-            return
-        fpns = [p.fpn() for p in truth.positions]
-        while ref.position.fpn() not in fpns and ref.moves:
-            ref.undo()
-        index = fpns.index(ref.position.fpn()) if ref.position.fpn() in fpns else None
-        if index is None:
-            return
-        tokens = [m.token for m in truth.moves[index:]]
-        before = self.tally.recognised
-        ref.confirm(tokens)
-        self.tally.confirmed += len(tokens)
-        self.tally.recognised = before
+        players_fix(self.referee, self.truth, self.tally)
 
     def play(self, max_plies: int = 400) -> None:
         rng = self.rng
@@ -243,6 +242,8 @@ def synthetic(games: int, seed: int, fps: float) -> Tally:
 
 def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
     """A few games through the frame generator and the full vision pipeline."""
+    from dataclasses import replace
+
     import numpy as np
 
     from fenix_table.sim import random_scene, render_frame
@@ -253,7 +254,8 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
         board = "7x8" if g % 2 == 0 else "9x9"
         rng = random.Random(seed + g)
         nrng = np.random.default_rng(seed + g)
-        scene = random_scene(nrng, board, hard=False, hand=False)
+        # Stones stay put between frames (the generator re-jitters them per frame otherwise).
+        scene = replace(random_scene(nrng, board, hard=False, hand=False), jitter=0.0)
         truth = Game(Position.start(board))
         vision = Vision(board="auto", stable_frames=3)
         ref: Optional[Referee] = None
@@ -262,7 +264,6 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
 
         def run(placement, hand: bool):
             nonlocal ref, frame
-            from dataclasses import replace
             shot = replace(scene, hand=True, hand_angle_deg=rng.uniform(0, 360),
                            hand_reach=rng.uniform(2, 5)) if hand else scene
             bgr, _ = render_frame(placement, board, shot, nrng)
@@ -304,12 +305,8 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
             still_since = frame
             for _ in range(5):
                 run(truth.position.stacks(), hand=False)
-            if ref is not None and ref.position.fpn() != truth.position.fpn():
-                fpns = [p.fpn() for p in truth.positions]
-                if ref.position.fpn() in fpns:
-                    tokens = [m.token for m in truth.moves[fpns.index(ref.position.fpn()):]]
-                    ref.confirm(tokens)
-                    tally.confirmed += len(tokens)
+            if ref is not None:
+                players_fix(ref, truth, tally)
         tally.games += 1
         tally.boards[board] = tally.boards.get(board, 0) + 1
     return tally

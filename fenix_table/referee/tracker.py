@@ -128,14 +128,15 @@ def _sign(v: int) -> int:
 
 
 def search(position, rules, reading: BoardReading, max_plies: int = 3,
-           tolerance: int = 0, use_heights: bool = True, budget: int = 4000) -> Candidates:
+           tolerance: int = 0, use_heights: bool = True, budget: int = 1500) -> Candidates:
     """Every candidate of up to ``max_plies`` plies whose placement differs from the
     reading on at most ``tolerance`` known cells (the position itself included).
 
     Pruning, all of it exact for the moves that matter: a ply starts from a cell where
     the board still differs from the reading (or cannot be read); the last ply must
-    leave at most ``tolerance`` differing cells; during setup each ply changes two cells,
-    so a board needing more changes than the plies left can give is dropped; and with
+    leave at most ``tolerance`` differing cells; when every ply left is a setup ply (each
+    empties one cell and grows one stack) a board needing more than they can give is
+    dropped; with
     ``use_heights`` a stacking move may not build a stack higher than the camera
     confidently reads there (stacks never shrink in place). At most ``budget`` positions
     are expanded; beyond it ``complete`` is False.
@@ -176,10 +177,16 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
             found.complete = False
             return
         board = pos.board
-        if pos.in_setup:
+        if pos.in_setup and remaining <= 10 - pos.setup[0] - pos.setup[1]:
+            # Every ply left is a setup ply, and a setup ply empties one cell and leaves
+            # every colour elsewhere as it was: a stone on an empty cell, or more emptied
+            # cells than plies left, is no setup.
+            if len(diff) > remaining + tolerance or \
+                    sum(1 for i in diff if rc[i] != 0) > tolerance:
+                return
             grown = sum(1 for i in range(geo.n) if rh[i] is not None and board[i] and
                         rc[i] == _sign(board[i]) and rh[i] > abs(board[i]))
-            if len(diff) + grown > 2 * remaining + tolerance:
+            if grown > remaining + tolerance:
                 return
         for move in legal_moves(pos, rules):
             frm, to = move.frm, move.to

@@ -162,3 +162,66 @@ def test_a_whole_random_game_is_followed_move_by_move():
         assert ref.position == truth.position
         if truth.status().over:
             assert ref.state == "over"
+
+
+def test_king_recreation_target_is_picked_by_the_height_the_camera_reads():
+    # Red lost the King; d2 can go onto either General. The camera reads e2 as three high.
+    start = position_of("7x8", {"c2": "G", "e2": "G", "d2": "S", "a4": "S", "g8": "k",
+                                "f6": "s"}, duty="K")
+    ref = started(start)
+    seen = after(start, "d2-e2")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    assert (events[0].kind, events[0].move) == ("move_committed", "d2-e2")
+    assert ref.position.piece_at("e2") == ("red", 3) and ref.position.piece_at("c2") == ("red", 2)
+
+
+def test_king_recreation_between_two_generals_without_heights_waits():
+    start = position_of("7x8", {"c2": "G", "e2": "G", "d2": "S", "a4": "S", "g8": "k",
+                                "f6": "s"}, duty="K")
+    ref = started(start)
+    seen = after(start, "d2-c2")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1, heights=False))
+    assert kinds(events) == ["move_ambiguous"]
+    assert set(events[0].moves) == {"d2-c2", "d2-e2"} and set(events[0].cells) == {"c2", "e2"}
+    # A later frame reads c2 three high: the move is clear.
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 2))
+    assert events[0].move == "d2-c2" and ref.moves == ["d2-c2"]
+
+
+def test_general_creation_target_is_picked_by_the_height_the_camera_reads():
+    start = position_of("7x8", {"a1": "K", "b1": "S", "c1": "S", "c2": "S", "g8": "k",
+                                "f6": "s"}, duty="G")
+    ref = started(start)
+    seen = after(start, "c1-b1")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    assert events[0].move == "c1-b1" and ref.position.piece_at("b1") == ("red", 2)
+
+
+def test_a_confident_height_against_every_stacking_move_is_a_warning_not_a_guess():
+    # c1 emptied, but the camera reads every possible target one high: the colours name
+    # two moves and the heights contradict both, so nothing is committed.
+    start = position_of("7x8", {"a1": "K", "b1": "S", "c1": "S", "c2": "S", "g8": "k",
+                                "f6": "s"}, duty="G")
+    ref = started(start)
+    seen = after(start, "c1-b1")
+    flat = dict(seen.stacks(), b1=("red", 1), c2=("red", 1))
+    events = ref.observe(observe_placement(flat, "7x8", 1))
+    assert kinds(events) == ["move_ambiguous"] and set(events[0].moves) == {"c1-b1", "c1-c2"}
+    assert ref.moves == []
+
+
+def test_the_last_setup_move_and_the_first_battle_move_seen_at_once():
+    from fenix_table.rules import Game
+
+    game = Game(Position.start("7x8"), Rules.preset("official"))
+    for _ in range(9):
+        game.push(game.legal_moves()[0])
+    ref = started(game.position)
+    last_setup = game.legal_moves()[0]
+    game.push(last_setup)
+    battle = next(m for m in game.legal_moves() if not m.stacking)
+    game.push(battle)
+    events = ref.observe(observe_placement(game.position.stacks(), "7x8", 1))
+    assert [e.move for e in events if e.kind == "move_committed"] == \
+        [last_setup.token, battle.token]
+    assert ref.position == game.position
