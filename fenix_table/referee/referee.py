@@ -22,14 +22,17 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import FenixError, IllegalMoveError, RecordError
 from ..rules import Explanation, Game, Position, Rules, explain, legal_moves
 from . import events as ev
-from .tracker import (BoardReading, Candidate, Decision, decide, evidence_gaps, read_board,
-                      search)
+from .tracker import (BoardReading, Candidate, Candidates, Decision, decide, evidence_gaps,
+                      read_board, search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
 #: A "stones changed" board with more differing cells than this is out of sync, not a
 #: violation (the board was reset, knocked, or the camera lost the grid).
 _MAX_VIOLATION_CELLS = 4
+#: The most undecided explanations carried on while play goes on (each is searched from
+#: again on every reading); beyond it the players must say what happened.
+_MAX_OPEN = 32
 
 
 class Referee:
@@ -88,6 +91,9 @@ class Referee:
         self._unfit_count = 0
         self._said: Dict[str, object] = {}  # what was last announced, to avoid repeating
         self._undone: Optional[str] = None
+        # Explanations of an undecided change (MoveAmbiguous) still standing: play may go
+        # on over them, and a later board decides. [] = too many to follow.
+        self._open: Optional[List[Candidate]] = None
         self._draw_offer: Optional[str] = None
         self._jpeg: Optional[bytes] = None
 
@@ -208,12 +214,15 @@ class Referee:
         position = self.position
         events: List[ev.Event] = []
         decision = self._judge(reading)
+        if decision.kind in ("none", "ambiguous") and self._open:
+            decision = self._carry(reading) or decision
         if decision.kind == "move" and self._undone is not None and \
                 decision.candidate.tokens[:1] == (self._undone,):
             return events  # the board still shows the move just taken back
         if decision.kind == "unchanged":
             self._unfit_key, self._unfit_count = None, 0
             self._undone = None
+            self._open = None
             events += self._resolved("restored", frame)
             if isinstance(self.pending, ev.RemoveCaptured):
                 # The capturing piece went back: the turn starts over.
@@ -247,7 +256,9 @@ class Referee:
             return events
         if decision.kind == "ambiguous":
             self._unfit_key, self._unfit_count = None, 0
-            return events + self._ambiguous(decision.options, frame)
+            options = decision.options
+            self._open = list(options) if len(options) <= _MAX_OPEN else []
+            return events + self._ambiguous(options, frame)
         # Nothing fits exactly. Only a board seen ``patience`` times is acted on.
         if not self._persisted(reading):
             return events
@@ -286,6 +297,31 @@ class Referee:
             if by_colour.kind == "move" and by_colour.candidate.tokens == cand.tokens:
                 return decision
         return Decision("ambiguous", options=[cand])
+
+    def _carry(self, reading: BoardReading) -> Optional[Decision]:
+        """Follow play past an undecided change: search on from each of its standing
+        explanations. A later board that only one of them leads to decides it (the
+        elimination is the evidence), as does a height read at last; None when none
+        of them leads to this board."""
+        found = Candidates()
+        for option in self._open:
+            more = search(option.position, self.rules, reading, self.max_plies)
+            found.complete = found.complete and more.complete
+            for cand in more:
+                found.append(Candidate(option.moves + cand.moves, cand.position,
+                                       cand.placement, cand.pending, cand.mismatches))
+        if not found:
+            return None
+        decision = decide(found, reading)
+        if decision.kind == "move":
+            # What was played after the undecided change must have been seen.
+            cand = decision.candidate
+            later = next(c for c in [Candidate(cand.moves[len(o.moves):], cand.position,
+                                               cand.placement, cand.pending)
+                                     for o in self._open if cand.moves[:len(o.moves)] == o.moves])
+            if later.moves and evidence_gaps(later, reading):
+                return Decision("ambiguous", options=[cand])
+        return decision
 
     def _persisted(self, reading: BoardReading) -> bool:
         """Count how often the same unexplained change was seen; True from ``patience`` on.
@@ -354,8 +390,7 @@ class Referee:
         return events
 
     def _ambiguous(self, options: List[Candidate], frame) -> List[ev.Event]:
-        moves = tuple(sorted(" ".join(c.tokens) for c in options))
-        if not options:
+        if not options or len(options) > _MAX_OPEN:
             # Too many ways to explain the board (several stacking moves, no heights).
             cells = tuple(sorted(self._last_reading.diff(self.position.stacks())))
             if self._said.get("ambiguous") == cells:
@@ -370,6 +405,7 @@ class Referee:
                     cells.add(cell)
         if not cells:
             cells = {c for cand in options for m in cand.moves for c in m.path}
+        moves = tuple(sorted(" ".join(c.tokens) for c in options))
         event = ev.MoveAmbiguous(moves=moves, cells=tuple(sorted(cells)), frame=frame)
         if self._said.get("ambiguous") == moves:
             return []
@@ -383,7 +419,9 @@ class Referee:
         differing = tuple(sorted(reading.diff(stacks)))
         seen = self._seen_placement(reading)
         explanation = None
-        if self._state != "checking":
+        # Behind an undecided change the referee does not know the position the players
+        # are at: it cannot call anything a violation, only say it lost the thread.
+        if self._state != "checking" and self._open is None:
             try:
                 explanation = explain(position, seen, self.rules)
             except FenixError:
@@ -517,6 +555,7 @@ class Referee:
     def _after_move(self) -> None:
         self._unfit_key, self._unfit_count = None, 0
         self._undone = None
+        self._open = None
         self._draw_offer = None
         self.pending = None
         self._state = "play"
@@ -586,6 +625,7 @@ class Referee:
             events += self._commit(plies, None)
         else:
             events += self._resolved("corrected", None)
+            self._open = None
         if self._last_reading is not None:
             stacks = self.position.stacks()
             for cell in self._last_reading.diff(stacks):

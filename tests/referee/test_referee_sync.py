@@ -183,3 +183,58 @@ def test_a_wrong_board_size_is_a_notice():
     ref = started(Position.start("7x8"))
     events = ref.observe(observe_placement(Position.start("9x9").stacks(), "9x9", 1))
     assert kinds(events) == ["notice"] and events[0].code == "wrong_board"
+
+
+# Red lost the King: d2 may go onto the General on c2 or the one on e2.
+TWO_GENERALS = {"c2": "G", "e2": "G", "d2": "S", "a4": "S", "g8": "k", "f6": "s"}
+
+
+def test_play_goes_on_over_an_undecided_stacking_move_until_a_later_move_decides_it():
+    start = position_of("7x8", TWO_GENERALS, duty="K")
+    ref = started(start)
+    boards = [apply(start, "d2-c2")]
+    boards.append(apply(boards[-1], "f6-f5"))
+    boards.append(apply(boards[-1], "c2-b3"))     # only a King steps diagonally
+    said = []
+    for frame, board in enumerate(boards, start=1):
+        for repeat in (0, 1):
+            said += ref.observe(observe_placement(board.stacks(), "7x8", 2 * frame + repeat,
+                                                  heights=False))
+    assert "violation" not in kinds(said) and "out_of_sync" not in kinds(said)
+    assert [e.moves for e in said if e.kind == "move_ambiguous"] == [
+        ("d2-c2", "d2-e2"), ("d2-c2 f6-f5", "d2-e2 f6-f5")]
+    assert [e.move for e in said if e.kind == "move_committed"] == ["d2-c2", "f6-f5", "c2-b3"]
+    assert ref.position == boards[-1] and ref.state == "play"
+
+
+def test_a_height_read_later_decides_an_undecided_move_after_play_went_on():
+    start = position_of("7x8", TWO_GENERALS, duty="K")
+    ref = started(start)
+    first = apply(start, "d2-e2")
+    ref.observe(observe_placement(first.stacks(), "7x8", 1, heights=False))
+    now = apply(apply(first, "f6-f5"), "a4-a5")
+    ref.observe(observe_placement(now.stacks(), "7x8", 2, heights=False))
+    assert ref.moves == []
+    events = ref.observe(observe_placement(now.stacks(), "7x8", 3))   # e2 reads 3 high
+    assert [e.move for e in events if e.kind == "move_committed"] == ["d2-e2", "f6-f5", "a4-a5"]
+
+
+def test_setup_without_heights_is_never_a_violation_and_the_players_confirm():
+    from fenix_table.rules import Game
+
+    game = Game(Position.start("7x8"))
+    ref = started(game.position)
+    said = []
+    for frame, token in enumerate(["a1-b1", "g8-f8", "a2-b2", "g7-f7"], start=1):
+        game.push(token)
+        for repeat in (0, 1):
+            said += ref.observe(observe_placement(game.position.stacks(), "7x8",
+                                                  2 * frame + repeat, heights=False))
+    # Which stacks grew cannot be seen: the referee asks, and once it has lost the
+    # thread it says so; it never calls the players' legal moves a violation.
+    assert "violation" not in kinds(said) and "move_committed" not in kinds(said)
+    assert said[-1].kind == "out_of_sync" and ref.state == "out_of_sync"
+    events = ref.confirm(["a1-b1", "g8-f8", "a2-b2", "g7-f7"])
+    assert [e.move for e in events if e.kind == "move_committed"] == \
+        ["a1-b1", "g8-f8", "a2-b2", "g7-f7"]
+    assert ref.position == game.position and ref.state == "play"
