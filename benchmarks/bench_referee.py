@@ -60,7 +60,8 @@ class Tally:
     glare: int = 0
     delays_frames: List[int] = field(default_factory=list)
     delays_ms: List[float] = field(default_factory=list)
-    observe_ms: List[float] = field(default_factory=list)
+    observe_ms: List[float] = field(default_factory=list)   # referee.observe per observation
+    frame_ms: List[float] = field(default_factory=list)     # vision + referee per frame
     games: int = 0
     boards: Dict[str, int] = field(default_factory=dict)
 
@@ -94,12 +95,19 @@ def illegal_change(position: Position, rng: random.Random) -> Optional[Dict]:
     return None
 
 
-def players_fix(ref: Referee, truth: Game, tally: Tally) -> None:
-    """After a still period the players look at the display: they take back a wrong move,
-    pick the move the referee could not tell apart, or confirm the board."""
+def players_fix(ref: Referee, truth: Game, tally: Tally, asked: bool, force: bool = False) -> None:
+    """After a still period the players look at the display. When it asks them (a move it
+    could not tell apart, a violation, the board out of sync) or shows a move that was not
+    made, they take back the wrong move, pick the move, or confirm the board. When it only
+    has not caught up yet (it saw no still board since the move) they play on: the next
+    still board shows several plies, which the referee reconstructs. ``force``: the game
+    is over on the table and the players make the display agree."""
     if ref.state == "over" or ref.position.fpn() == truth.position.fpn():
         return
     fpns = [p.fpn() for p in truth.positions]
+    if not (force or asked or ref.state in ("violation", "out_of_sync")
+            or ref.position.fpn() not in fpns):
+        return
     while ref.position.fpn() not in fpns and ref.moves:
         ref.undo()
     if ref.position.fpn() not in fpns:
@@ -122,7 +130,7 @@ class Table:
         self.reported = False
         self.still_since: Optional[int] = None
         self.glare: Optional[str] = None
-        self.awaiting: List[str] = []  # fpns committed-to-be, for delay measurement
+        self.asked = False   # a MoveAmbiguous stands on the display
 
     def show(self, placement, still: int, hand: int) -> None:
         """``hand`` frames with a hand over the board, then ``still`` still frames."""
@@ -190,9 +198,14 @@ class Table:
                 tally.false_codes[code] = tally.false_codes.get(code, 0) + 1
         elif event.kind == "notice" and event.code == "route_unseen":
             tally.route_notices += 1
+        if event.kind == "move_ambiguous":
+            self.asked = True
+        elif event.kind in ("move_committed", "move_undone"):
+            self.asked = False
 
-    def settle(self) -> None:
-        players_fix(self.referee, self.truth, self.tally)
+    def settle(self, force: bool = False) -> None:
+        players_fix(self.referee, self.truth, self.tally, self.asked, force)
+        self.asked = False
 
     def play(self, max_plies: int = 400) -> None:
         rng = self.rng
@@ -212,6 +225,7 @@ class Table:
             self.show(self.truth.position.stacks(), still=rng.randint(5, 12),
                       hand=rng.randint(2, 5))
             self.settle()
+        self.settle(force=True)
         self.tally.games += 1
         self.tally.boards[self.board] = self.tally.boards.get(self.board, 0) + 1
 
@@ -261,9 +275,10 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
         ref: Optional[Referee] = None
         frame = 0
         still_since = 0
+        asked = False
 
         def run(placement, hand: bool):
-            nonlocal ref, frame
+            nonlocal ref, frame, asked
             shot = replace(scene, hand=True, hand_angle_deg=rng.uniform(0, 360),
                            hand_reach=rng.uniform(2, 5)) if hand else scene
             bgr, _ = render_frame(placement, board, shot, nrng)
@@ -277,9 +292,12 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
                 obs = result.stable or (result.observation
                                         if result.status in ("hand", "board_not_found") else None)
                 if obs is not None:
+                    judged = time.perf_counter()
                     events = ref.observe(obs)
+                    if result.stable is not None:
+                        tally.observe_ms.append((time.perf_counter() - judged) * 1000)
             spent = (time.perf_counter() - began) * 1000
-            tally.observe_ms.append(spent)
+            tally.frame_ms.append(spent)
             for event in events:
                 if event.kind == "move_committed":
                     if event.fpn_after in [p.fpn() for p in truth.positions]:
@@ -293,6 +311,10 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
                     tally.false_reports += 1
                     code = getattr(event, "code", "out_of_sync")
                     tally.false_codes[code] = tally.false_codes.get(code, 0) + 1
+                if event.kind == "move_ambiguous":
+                    asked = True
+                elif event.kind == "move_committed":
+                    asked = False
             frame += 1
 
         for _ in range(4):
@@ -306,7 +328,10 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
             for _ in range(5):
                 run(truth.position.stacks(), hand=False)
             if ref is not None:
-                players_fix(ref, truth, tally)
+                players_fix(ref, truth, tally, asked)
+                asked = False
+        if ref is not None:
+            players_fix(ref, truth, tally, asked, force=True)
         tally.games += 1
         tally.boards[board] = tally.boards.get(board, 0) + 1
     return tally
@@ -341,11 +366,17 @@ def report(title: str, tally: Tally, fps: Optional[float]) -> None:
         ms = tally.delays_ms
         label = f"at {fps:g} fps incl. processing" if fps else "processing of the committing frame"
         print(f"delay in ms ({label}): median {statistics.median(ms):.1f}, max {max(ms):.1f}")
+    def spread(per: List[float]) -> str:
+        ranked = sorted(per)
+        return (f"mean {statistics.fmean(per):.2f} ms, median {statistics.median(per):.2f} ms, "
+                f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms, "
+                f"p99 {ranked[int(0.99 * (len(ranked) - 1))]:.2f} ms, max {ranked[-1]:.2f} ms")
+
     if tally.observe_ms:
-        per = tally.observe_ms
-        what = "referee.observe" if fps else "vision + referee"
-        print(f"{what} per frame: median {statistics.median(per):.2f} ms, "
-              f"p99 {sorted(per)[int(0.99 * (len(per) - 1))]:.2f} ms, max {max(per):.2f} ms")
+        print(f"referee.observe per stable observation ({len(tally.observe_ms)}): "
+              f"{spread(tally.observe_ms)}")
+    if tally.frame_ms:
+        print(f"vision + referee per frame ({len(tally.frame_ms)}): {spread(tally.frame_ms)}")
     print()
 
 

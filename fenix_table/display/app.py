@@ -435,7 +435,8 @@ def run_loop(table: Table, grabber: FrameGrabber, surface, ui, *, headless: bool
                                          draw_offered=table.model.draw_offer is not None,
                                          history_len=len(table.model.review_history()[0]),
                                          image_size=_image_size(table.frame),
-                                         choices=table.model.choices()):
+                                         choices=table.model.choices(),
+                                         fixes=table.model.fixes()):
                         if action.name == "quit":
                             return "quit"
                         dirty = table.act(action) or dirty

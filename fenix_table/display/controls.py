@@ -143,11 +143,12 @@ def calibration_view(layout: Layout, image_size: Tuple[int, int]) -> pygame.Rect
 
 def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
            draw_offered: bool = False, history_len: int = 1,
-           image_size: Optional[Tuple[int, int]] = None, choices=()) -> List[Action]:
+           image_size: Optional[Tuple[int, int]] = None, choices=(), fixes=()) -> List[Action]:
     """One pygame event -> actions. Updates ``ui`` in place (sets ``ui.dirty``).
 
     ``choices``: the move sequences the referee asks the players to pick from (shown as
-    buttons in place of the usual ones).
+    buttons in place of the usual ones); ``fixes``: the banner's buttons
+    (:meth:`~fenix_table.display.model.TableModel.fixes`).
     """
     if event.type == pygame.QUIT:
         return [Action("quit")]
@@ -168,7 +169,24 @@ def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
         for name, rect in choice_rects(layout, choices).items():
             if rect.collidepoint(pos):
                 return [_confirm(choices[int(name[7:])])]
+        for name, rect in fix_rects(layout, fixes).items():
+            if rect.collidepoint(pos):
+                return _button(name[4:], ui, "red", False, 1)
     return _press(pos, ui, layout, side_to_move, draw_offered, history_len, image_size)
+
+
+def fix_rects(layout: Layout, fixes) -> dict:
+    """Buttons along the bottom of the banner for what players can do about the trouble
+    it reports (``"fix:confirm_board"``, ``"fix:play_on"``)."""
+    if not fixes:
+        return {}
+    banner = layout.banner
+    pad = max(4, round(6 * layout.scale))
+    h = min(round(44 * layout.scale), banner.h // 3)
+    w = (banner.w - (len(fixes) + 1) * pad) // len(fixes)
+    y = banner.bottom - pad - h
+    return {f"fix:{name}": pygame.Rect(banner.x + pad + i * (w + pad), y, w, h)
+            for i, name in enumerate(fixes)}
 
 
 def _confirm(choice: str) -> Action:

@@ -178,7 +178,8 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
                                          side_to_move=table.model.side,
                                          draw_offered=table.model.draw_offer is not None,
                                          history_len=len(table.model.history),
-                                         choices=table.model.choices()):
+                                         choices=table.model.choices(),
+                                         fixes=table.model.fixes()):
                         if action.name == "quit":
                             quit_early = True
                         else:

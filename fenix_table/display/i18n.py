@@ -46,6 +46,7 @@ WORDS: dict[str, dict[str, str]] = {
 
 UI: dict[str, dict[str, str]] = {
     "en": {
+        "confirm_board": "The board is right",
         "older_game": "Older game",
         "newer_game": "Newer game",
         "close": "Close",
@@ -107,6 +108,7 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Saved games",
     },
     "de": {
+        "confirm_board": "Das Brett stimmt",
         "older_game": "Ältere Partie",
         "newer_game": "Neuere Partie",
         "close": "Schließen",
@@ -168,6 +170,7 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Gespeicherte Partien",
     },
     "fr": {
+        "confirm_board": "Le plateau est juste",
         "older_game": "Partie précédente",
         "newer_game": "Partie suivante",
         "close": "Fermer",
@@ -229,6 +232,7 @@ UI: dict[str, dict[str, str]] = {
         "game_list": "Parties enregistrées",
     },
     "nl": {
+        "confirm_board": "Het bord klopt",
         "older_game": "Oudere partij",
         "newer_game": "Nieuwere partij",
         "close": "Sluiten",

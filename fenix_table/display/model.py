@@ -333,6 +333,19 @@ class TableModel:
         """Move sequences the players may confirm while the camera cannot tell them apart."""
         return self.ambiguous.moves if self.ambiguous is not None else ()
 
+    def fixes(self) -> Tuple[str, ...]:
+        """What the players can do about the current trouble, as control names:
+        ``confirm_board`` (the board is right, the camera misreads it) while out of sync,
+        ``play_on`` (keep the board as it is) in casual mode."""
+        if self.game_over is not None:
+            return ()
+        fixes: List[str] = []
+        if self.out_of_sync is not None:
+            fixes.append("confirm_board")
+        if self.mode == "casual" and (self.violation is not None or self.out_of_sync is not None):
+            fixes.append("play_on")
+        return tuple(fixes)
+
     def camera_problem(self) -> Optional[str]:
         """``"camera_lost"``, ``"board_not_found"``, ``"hand"`` or None (most serious first)."""
         if not self.view.camera_ok:

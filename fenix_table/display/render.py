@@ -13,7 +13,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pygame
 
-from .controls import NEW_GAME_ROWS, UiState, calibration_view, choice_rects, dialog_rects
+from .controls import (NEW_GAME_ROWS, UiState, calibration_view, choice_rects, dialog_rects,
+                       fix_rects)
 from .i18n import LANGUAGE_NAMES, Translator
 from .layout import BUTTONS, BoardGeometry, Layout, make_layout
 from .model import TableModel, format_clock, placement_of, segment_cells, token_cells
@@ -501,6 +502,10 @@ class Renderer:
         bg, fg = BANNERS[role]
         pygame.draw.rect(surface, bg, rect, border_radius=8)
         inner = rect.inflate(-16, -12)
+        fixes = fix_rects(layout, model.fixes()) if ui.dialog is None else {}
+        for name, button in fixes.items():
+            self._button(surface, button, tr.ui(name[4:]), True, layout, "fix", drawn)
+            inner.h = min(inner.h, button.y - inner.y - 4)
         if heading:
             head_px, head_lines = self.fit(heading, layout.font_px("banner") + 4,
                                            pygame.Rect(inner.x, inner.y, inner.w, inner.h // 3))

@@ -314,12 +314,18 @@ class Referee:
             return None
         decision = decide(found, reading)
         if decision.kind == "move":
-            # What was played after the undecided change must have been seen.
             cand = decision.candidate
-            later = next(c for c in [Candidate(cand.moves[len(o.moves):], cand.position,
-                                               cand.placement, cand.pending)
-                                     for o in self._open if cand.moves[:len(o.moves)] == o.moves])
-            if later.moves and evidence_gaps(later, reading):
+            start = next(len(o.moves) for o in self._open
+                         if cand.moves[:len(o.moves)] == o.moves)
+            later = Candidate(cand.moves[start:], cand.position, cand.placement, cand.pending)
+            # Elimination is evidence only when play went on and what was played since
+            # was seen, and only for what the camera cannot see anyway (the heights of
+            # stacks the colours show); otherwise the camera must see the whole change.
+            excused = set()
+            if later.moves and len(self._open) > 1 and not evidence_gaps(later, reading):
+                excused = {m.path[-1] for m in cand.moves[:start] if m.stacking
+                           and reading.colors.get(m.path[-1]) is not None}
+            if set(evidence_gaps(cand, reading)) - excused:
                 return Decision("ambiguous", options=[cand])
         return decision
 

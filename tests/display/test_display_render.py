@@ -162,3 +162,30 @@ def test_layout_fits_the_screen_without_overlaps(size):
         assert screen.contains(item.rect), item
     # Readable from 1.5 m: the banner font is at least 5 % of the screen height.
     assert layout.font_px("banner") >= 0.05 * size[1]
+
+
+def test_out_of_sync_offers_its_fixes_on_the_banner():
+    from fenix_table.display.controls import fix_rects, handle
+    position = Position.from_fpn(CHAIN)
+    referee = Referee(start=position, board="7x8", mode="casual")
+    model = TableModel(mode="casual")
+    model.apply_all(referee.begin())
+    model.apply_all(referee.observe(observe_placement(position.stacks(), "7x8", 1)))
+    # Five new stones appear: no move explains that.
+    knocked = dict(position.stacks())
+    for cell in ("a3", "a4", "a5", "b5", "b6"):
+        knocked[cell] = ("black", 1)
+    for frame in (2, 3):
+        model.apply_all(referee.observe(observe_placement(knocked, "7x8", frame)))
+    assert model.out_of_sync is not None and model.fixes() == ("confirm_board", "play_on")
+    surface, renderer, drawn = draw(model, language="de")
+    assert [d.text for d in drawn if d.role == "fix"] == ["Das Brett stimmt", "Weiterspielen"]
+    assert set(model.marked_cells()) == {"a3", "a4", "a5", "b5", "b6"}
+    layout = renderer.layout
+    rect = fix_rects(layout, model.fixes())["fix:confirm_board"]
+    event = pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1)
+    (action,) = handle(event, UiState(), layout, fixes=model.fixes())
+    assert action.name == "confirm" and action.arg("tokens") == ()
+    # The players say the board is right (the camera misreads it): back in step.
+    model.apply_all(referee.confirm(action.arg("tokens")))
+    assert model.out_of_sync is None and model.fixes() == ()
