@@ -20,7 +20,7 @@ import numpy as np
 from .board import DIMENSIONS, cell_names
 from .colour import (CLASSES, calibrated_inputs, cell_features, class_means, colors_to_means,
                      means_to_colors, shipped_net)
-from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights, learn_height_scale
+from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import DEFAULT_HANDS, HandConfig, covered_cells, margin_runs
 from .types import Calibration, CellReading, Observation
 
@@ -143,7 +143,7 @@ class CellReader:
         board_ref = self._board_reference(rect)
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, self.config.hands)
         covered = covered_cells(runs, self.width, self.height, self._misfit(X)) if runs else set()
-        heights = self.stacks.read(frame_bgr, rect, best)
+        heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}
         for i, name in enumerate(self.names):
             colour = CLASSES[best[i]]
@@ -169,8 +169,9 @@ class CellReader:
 def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
                      placement: Dict[str, Tuple[str, int]],
                      config: ReaderConfig = DEFAULT_READER) -> Calibration:
-    """Fit the colour model and the stack thickness to a frame showing ``placement``
-    (normally the start position) and return the calibration carrying them.
+    """Fit the colour model to a frame showing ``placement`` (normally the start
+    position) and return the calibration carrying it. (Stack heights need no start
+    frame: each frame's stacks tell their stone thickness, see :mod:`.heights`.)
 
     Raises ValueError when the frame does not fit the placement well enough to learn
     from (some class missing or the frame's colours contradict the layout).
@@ -188,6 +189,5 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     if agree < 0.85:
         raise ValueError(f"frame does not show the expected layout ({100 * agree:.0f}% of cells agree)")
     means = class_means(X, labels)
-    scale = learn_height_scale(frame_bgr, rect, base, placement, config.heights)
     return Calibration(calibration.board, calibration.image_size, calibration.corners,
-                       calibration.oriented, means_to_colors(means), scale)
+                       calibration.oriented, means_to_colors(means))

@@ -1,22 +1,37 @@
 """Stack heights from one overhead frame: the parallax of a stack's top disc.
 
-In board coordinates a stack's top disc is displaced away from the camera's nadir by
-``(rho - R) * z / (H - z)`` (see :mod:`.geometry`), so the silhouette of a stack is
-longer along that direction than across it by that amount. Both lengths are measured on
-the stone-vs-board contrast profile; the height is claimed only when the difference sits
-clearly on one stone count, else it is None (unknown).
+A stack of ``k`` stones of thickness ``t`` seen from a camera ``H`` cells above the board
+shows its top disc displaced, in board coordinates, away from the camera's nadir by
+``s_k = rho * k t / (H - k t)`` (``rho``: the base's distance from the nadir; see
+:mod:`.geometry`). Its silhouette is therefore a capsule: the base disc's near half,
+the top disc's far half, and the stack's side between them. :class:`StackHeights`
+
+* samples the frame itself (not the coarse rectified image) along rays from each
+  stack's cell centre, through the calibration's homography;
+* finds the silhouette's edge on every ray: a pixel is stone when its colour is nearer
+  the stone's colour at some brightness than the board's (so the stack's shaded side
+  counts as stone and a shadow on the board does not);
+* fits the capsule (base centre, radius, shift along the nadir direction) to the edge
+  points, and claims ``k`` only when the shift, give or take its standard error, fits
+  the parallax of exactly one stone count; stacks near the nadir, black stones on the
+  dark board, faint outlines and poor fits stay None (unknown).
+
+Stone thicknesses vary between sets and a located grid tells the camera's height only
+roughly, so a range of thicknesses is allowed; within it, each frame's stacks pick the
+one that puts their shifts on whole stone counts (the most common count is one stone).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional, Tuple
 
 import cv2
 import numpy as np
 
-from .board import DIMENSIONS, cell_index, cell_names
-from .colour import CLASSES, cell_patches, masks
-from .geometry import CameraPose, camera_pose
+from .board import cell_index, cell_names
+from .colour import CLASSES
+from .geometry import NOMINAL_FOV_DEG, CameraPose, camera_pose
 from .types import Calibration
 
 Heights = Dict[int, Tuple[Optional[int], float]]
@@ -24,20 +39,33 @@ Heights = Dict[int, Tuple[Optional[int], float]]
 
 @dataclass(frozen=True)
 class HeightConfig:
-    """Every threshold of the height reader in one place."""
+    """Every threshold of the height reader in one place (lengths in cells)."""
 
-    stone_thickness: float = 0.22       # nominal, in cells; start frames calibrate it
-    min_contrast: float = 10.0          # Lab distance stone-board below which no height is read
-    red_threshold: float = 0.35         # share of the stone's chroma that still counts as stone
-    black_contrast: float = 25.0        # L units a black stone must be below the board
-    min_step: float = 0.05              # parallax per stone (cells) below which heights blur
-    height_tolerance: float = 0.28      # |measured/expected - k| accepted (calibrated)
-    scale_range: Tuple[float, float] = (0.8, 1.25)  # uncalibrated thickness x camera uncertainty
-    noise: float = 0.012                # parallax measurement noise, cells
+    stone_thickness: float = 0.22       # nominal, cells
+    scale_range: Tuple[float, float] = (0.8, 1.3)  # thickness (and camera height) over nominal
+    fov_range: Tuple[float, float] = (50.0, 80.0)  # horizontal field of view believed, degrees
+    rays: int = 48                      # edge rays per stack
+    reach: float = 0.8                  # ray length from the cell centre
+    samples: int = 48                   # samples per ray
+    min_contrast: float = 30.0          # stone-board colour distance (RGB 0..255) needed
+    dimmest_side: float = 0.3           # a red stack's side: at least this share of its top
+    dimmest_shadow: float = 0.3         # a shadow: at least this share of the lit board
+    brightest: float = 1.6              # glare and light gradients: up to this share
+    black_contrast: float = 40.0        # grey levels a black stone must be below the board
+    min_step: float = 0.04              # parallax of one stone below which heights blur
+    max_rms: float = 0.025              # capsule fit residual above which nothing is claimed
+    sigmas: float = 4.5                 # a shift may be off by this many standard errors
+    slack: float = 0.3                  # ... plus this share of one stone's parallax
+    floor: float = 0.3                  # one stone: the shift must reach this share of it
+    min_frame: int = 10                 # stacks that must show the frame's thickness
+    frame_slack: float = 0.3            # their shifts' tolerance: share of one stone's parallax
+    frame_band: float = 1.1             # the frame's thickness, give or take this factor
+    min_points: int = 20                # edge points the fit needs
+    min_arc: int = 5                    # of them on the near arc, the far arc, each side
+    gap: float = 0.035                  # a ray has left the stone after this much board
 
 
 DEFAULT_HEIGHTS = HeightConfig()
-_CLOSE = np.ones((5, 5), np.uint8)
 
 
 class StackHeights:
@@ -46,146 +74,227 @@ class StackHeights:
     def __init__(self, calibration: Calibration, config: HeightConfig = DEFAULT_HEIGHTS):
         self.calibration = calibration
         self.config = config
-        self.width, self.height = DIMENSIONS[calibration.board]
         self.names = cell_names(calibration.board)
-        self.pose: CameraPose = camera_pose(calibration.homography(), calibration.image_size)
+        self.homography = calibration.homography()
+        self.pose: CameraPose = _plausible_pose(self.homography, calibration.image_size, config.fov_range)
+        self.centres = np.array([cell_index(n) for n in self.names], float) + 0.5
+        cfg = config
+        ang = np.linspace(0, 2 * np.pi, cfg.rays, endpoint=False)
+        self.dirs = np.column_stack([np.cos(ang), np.sin(ang)])
+        # Samples from the centre (the top disc's colour) out to ``reach`` (the board's).
+        self.radii = np.linspace(0, cfg.reach, cfg.samples)
+        pts = (self.centres[:, None, None, :]
+               + self.dirs[None, :, None, :] * self.radii[None, None, :, None])
+        img = cv2.perspectiveTransform(pts.reshape(1, -1, 2), self.homography)[0]
+        self.samples = img.astype(np.float32).reshape(len(self.names), cfg.rays, cfg.samples, 2)
 
-    def measure(self, rect, classes: np.ndarray,
-                only: Optional[Sequence[int]] = None) -> Dict[int, Tuple[float, float, float]]:
-        """Per occupied cell: (silhouette length along minus across the nadir direction,
-        distance from the nadir minus the stone radius, both in cells; stone radius).
-        Cells whose stone does not stand out from the board are left out."""
-        cfg = self.config
-        ppc, pad = rect.ppc, rect.pad
-        lab = rect.lab
-        nadir = np.array(self.pose.nadir)
-        half = int(round(0.8 * ppc))
-        out = {}
-        m = masks(ppc)
-        patches = cell_patches(lab, self.width, self.height, ppc, pad)
-        centre = np.median(patches[:, m["centre"]], axis=1)
-        corners = np.median(patches[:, m["corner"]], axis=1)
-        board = np.median(corners, axis=0)
-        Hh, Ww = lab.shape[:2]
-        todo = np.flatnonzero(classes != 0) if only is None else [i for i in only if classes[i] != 0]
-        for i in todo:
-            f, r = cell_index(self.names[i])
-            v = centre[i] - board
-            if classes[i] == 1:
-                # Red: chroma alone, so the stack's shaded side still counts as stone and
-                # the board's shadow (darker, same hue) does not.
-                v = np.array([0.0, v[1], v[2]])
-                thr = cfg.red_threshold
-            else:
-                # Black: only against a light board (dark boards hide the outline).
-                if -v[0] < cfg.black_contrast:
-                    continue
-                thr = 0.5
-            norm2 = float(v @ v)
-            if norm2 < cfg.min_contrast ** 2:
-                continue
-            cx, cy = pad + (f + 0.5) * ppc, pad + (r + 0.5) * ppc
-            x0, x1 = int(cx) - half, int(cx) + half
-            y0, y1 = int(cy) - half, int(cy) + half
-            if x0 < 0 or y0 < 0 or x1 > Ww or y1 > Hh:
-                continue
-            win = lab[y0:y1, x0:x1]
-            t = ((win - board) @ v) / norm2
-            # The grooves between stacked stones are dark rings across the stack's side:
-            # bridge them so the whole side counts (closing leaves the outline in place).
-            t = cv2.morphologyEx(t.astype(np.float32), cv2.MORPH_CLOSE, _CLOSE)
-            mask = (t > thr).astype(np.uint8)
-            n, labels = cv2.connectedComponents(mask, connectivity=4)
-            c = half
-            lab_id = labels[c, c]
-            if lab_id == 0:
-                # The centre pixel is not stone: the stone sits off-centre or is faint.
-                continue
-            ys, xs = np.nonzero(labels == lab_id)
-            gx, gy = xs.mean(), ys.mean()
-            pos = np.array([x0 + gx - pad, y0 + gy - pad]) / ppc   # board coordinates
-            u = pos - nadir
-            rho = float(np.linalg.norm(u))
-            if rho < 1e-6:
-                continue
-            u /= rho
-            w_ = np.array([-u[1], u[0]])
-            len_u = _extent(t, gx, gy, u, thr)
-            len_w = _extent(t, gx, gy, w_, thr)
-            if len_u is None or len_w is None:
-                continue
-            radius = len_w / 2 / ppc
-            out[int(i)] = ((len_u - len_w) / ppc, rho - radius, radius)
-        return out
+    def thickness_range(self) -> Tuple[float, float]:
+        """Stone thicknesses (cells) a frame may show: the nominal one times
+        ``scale_range`` (sets differ, and a located grid's camera height is approximate)."""
+        lo, hi = self.config.scale_range
+        return self.config.stone_thickness * lo, self.config.stone_thickness * hi
 
-    def read(self, frame_bgr: np.ndarray, rect, classes: np.ndarray) -> Heights:
-        """Height and its confidence per occupied cell index; None where unsure."""
-        cfg = self.config
-        z1 = cfg.stone_thickness * self.calibration.height_scale
+    def shifts(self, rho: np.ndarray, z: float) -> np.ndarray:
+        """Parallax of stacks of 1..3 stones of thickness ``z`` at nadir distances ``rho``:
+        array (len(rho), 3)."""
         H = self.pose.height
-        calibrated = self.calibration.colors is not None or self.calibration.height_scale != 1.0
-        lo, hi = (1.0, 1.0) if calibrated else cfg.scale_range
-        out: Heights = {}
-        # Only stones far enough from the nadir can show their height: skip the rest early.
+        k = np.arange(1, 4)
+        return rho[:, None] * (k * z) / (H - k * z)
+
+    def measure(self, frame_bgr: np.ndarray, classes: np.ndarray, todo: np.ndarray
+                ) -> Dict[int, Tuple[float, float, float, float]]:
+        """Per stack in ``todo`` (cell indices, ``classes`` in :data:`.colour.CLASSES`
+        order) whose outline can be fitted: (shift of the top disc along the nadir
+        direction, base distance from the nadir, fit residual, the shift's standard
+        error), all in cells."""
+        cfg = self.config
+        if len(todo) == 0:
+            return {}
         nadir = np.array(self.pose.nadir)
-        worth = [i for i, name in enumerate(self.names)
-                 if np.linalg.norm(np.array(cell_index(name)) + 0.5 - nadir) - 0.5
-                 >= cfg.min_step * (H - z1) / z1]
-        for i, (e, arm, radius) in self.measure(rect, classes, worth).items():
-            if arm <= 0:
-                continue
-            step = arm * z1 / (H - z1)
-            if step < cfg.min_step:
-                continue
-            m = e / step
-            tol = cfg.height_tolerance + cfg.noise / step
-            fits = [k for k in (1, 2, 3) if k * lo - tol <= m <= k * hi + tol
-                    and abs(m - k * (lo + hi) / 2) <= k * (hi - lo) / 2 + tol]
-            if len(fits) != 1:
-                continue
-            k = fits[0]
-            miss = max(0.0, abs(m - k * (lo + hi) / 2) - k * (hi - lo) / 2)
-            out[i] = (k, max(0.05, 1.0 - miss / (tol + 1e-9) * 0.9))
+        P = self.centres[todo]                                   # (S, 2)
+        S, A, N = len(todo), cfg.rays, cfg.samples
+        maps = self.samples[todo].reshape(S * A, N, 2)
+        bgr = cv2.remap(frame_bgr, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        px = bgr.astype(np.float32).reshape(S, A, N, 3)
+        stone = np.median(px[:, :, : N // 8].reshape(S, -1, 3), axis=1)            # (S, 3)
+        board = np.median(px[:, :, -3:].reshape(S, -1, 3), axis=1)
+        red = classes[todo] == CLASSES.index("red")
+        # A surface keeps its colour's direction however brightly it is lit: the stack's
+        # shaded side is the stone's colour dimmed, a shadow is the board's colour dimmed.
+        # So a pixel is stone when it is nearer the segment of dimmed stone colours than
+        # that of dimmed board colours. A red stone's side is never nearly black, and a
+        # black stone's colour segment starts at black.
+        flat = px.reshape(S, A * N, 3)
+        x2 = np.einsum("spc,spc->sp", flat, flat)
+        t = (_segment_distance(flat, x2, board, np.full(S, cfg.dimmest_shadow), cfg.brightest)
+             - _segment_distance(flat, x2, stone, np.where(red, cfg.dimmest_side, 0.0), cfg.brightest))
+        t = t.reshape(S, A, N)
+        inside = t > 0                                           # the edge: t crosses 0
+        ok = np.linalg.norm(stone - board, axis=1) >= cfg.min_contrast
+        # Black stones on a dark board: colours too close to tell the outline.
+        ok &= red | (board.sum(axis=1) - stone.sum(axis=1) >= 3 * cfg.black_contrast)
+        # The edge: the last inside sample before the ray leaves the stone for good (a
+        # run of ``gap`` outside samples; grooves and glare make short dips inside).
+        dr = self.radii[1] - self.radii[0]
+        gap = max(2, int(round(cfg.gap / dr)))
+        out_run = ~inside[:, :, : N - gap + 1]
+        for g in range(1, gap):
+            out_run = out_run & ~inside[:, :, g: N - gap + 1 + g]
+        leave = np.argmax(out_run, axis=2)                       # first sample outside
+        valid = out_run.any(axis=2) & (leave >= 2) & inside[:, :, 0] & ok[:, None]
+        j = np.clip(leave, 1, N - 1)
+        ta = np.take_along_axis(t, (j - 1)[..., None], axis=2)[..., 0]
+        tb = np.take_along_axis(t, j[..., None], axis=2)[..., 0]
+        frac = np.clip(ta / np.maximum(ta - tb, 1e-6), 0, 1)
+        dist = (j - 1 + frac) * dr                                                   # (S, A)
+        edges = P[:, None, :] + self.dirs[None] * dist[..., None]                  # (S, A, 2)
+        u = P - nadir
+        u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
+        c0, R, shift, rms, sigma, good = _fit_capsules(edges, valid, P, u, cfg)
+        rho = np.linalg.norm(c0 - nadir, axis=1)
+        return {int(todo[i]): (float(shift[i]), float(rho[i]), float(rms[i]), float(sigma[i]))
+                for i in np.flatnonzero(good)}
+
+    def read(self, frame_bgr: np.ndarray, classes: np.ndarray) -> Heights:
+        """Height and its confidence per cell index whose stack shows it (``classes``: the
+        cells' colours, :data:`.colour.CLASSES` indices); cells left out are unknown."""
+        z_lo, _ = self.thickness_range()
+        rho = np.linalg.norm(self.centres - np.array(self.pose.nadir), axis=1)
+        # Only stacks far enough from the nadir show their height: measure only those.
+        todo = np.flatnonzero((classes != 0) & (self.shifts(rho, z_lo)[:, 0] >= self.config.min_step))
+        return self.claims(self.measure(frame_bgr, classes, todo))
+
+    def claims(self, measured: Dict[int, Tuple[float, float, float, float]]) -> Heights:
+        """Heights from :meth:`measure`'s shifts. All stacks of a frame share one stone
+        thickness (and one camera height, which a located grid only roughly tells): the
+        thickness that puts the most shifts on whole stone counts is the frame's, when
+        enough stacks show it; each stack is then claimed against that thickness."""
+        cfg = self.config
+        z_lo, z_hi = self.thickness_range()
+        good = [m for m in measured.values() if m[2] <= cfg.max_rms]
+        if len(good) >= cfg.min_frame:
+            shift, rho, _, sigma = (np.array(v) for v in zip(*good))
+            zs = np.linspace(z_lo, z_hi, 61)
+            # (thicknesses, stacks, counts) parallax; each stack's miss in standard errors.
+            pred = np.stack([self.shifts(rho, z) for z in zs])
+            tol = sigma + cfg.frame_slack * pred[:, :, 0]
+            miss = np.min(np.abs(pred - shift[None, :, None]), axis=2) / tol
+            score = np.exp(-0.5 * miss ** 2).sum(axis=1)
+            # Ties go to the thickest: fewer stones per stack is the simpler reading.
+            best = zs[len(zs) - 1 - int(np.argmax(score[::-1]))]
+            z_lo, z_hi = max(z_lo, best / cfg.frame_band), min(z_hi, best * cfg.frame_band)
+        out: Heights = {}
+        for i, (shift_i, rho_i, rms_i, sigma_i) in measured.items():
+            claim = self.claim(shift_i, rho_i, rms_i, sigma_i, z_lo, z_hi)
+            if claim is not None:
+                out[i] = claim
         return out
 
-
-def _extent(t: np.ndarray, gx: float, gy: float, direction: np.ndarray, thr: float) -> Optional[float]:
-    """Length (px) of the t > thr run through (gx, gy) along ``direction``."""
-    h, w = t.shape
-    steps = np.arange(0, min(h, w) / 2, 0.25)
-    total = 0.0
-    for sign in (1, -1):
-        xs = gx + sign * direction[0] * steps
-        ys = gy + sign * direction[1] * steps
-        ok = (xs >= 0) & (xs <= w - 1.001) & (ys >= 0) & (ys <= h - 1.001)
-        xs, ys = xs[ok], ys[ok]
-        x0, y0 = np.floor(xs).astype(int), np.floor(ys).astype(int)
-        fx, fy = xs - x0, ys - y0
-        vals = (t[y0, x0] * (1 - fx) * (1 - fy) + t[y0, x0 + 1] * fx * (1 - fy)
-                + t[y0 + 1, x0] * (1 - fx) * fy + t[y0 + 1, x0 + 1] * fx * fy)
-        below = np.flatnonzero(vals < thr)
-        if len(below) == 0 or below[0] == 0:
+    def claim(self, shift: float, rho: float, rms: float, sigma: float, z_lo: float, z_hi: float
+              ) -> Optional[Tuple[int, float]]:
+        """(k, confidence) when a measured top-disc ``shift`` (standard error ``sigma``,
+        fit residual ``rms``) at nadir distance ``rho`` fits exactly one stone count k for
+        thicknesses ``z_lo``..``z_hi``, else None (unknown)."""
+        cfg = self.config
+        if rms > cfg.max_rms:
             return None
-        k = below[0]
-        # Linear interpolation of the threshold crossing between samples k-1 and k.
-        a, b = vals[k - 1], vals[k]
-        frac = (a - thr) / max(a - b, 1e-6)
-        total += (k - 1 + frac) * 0.25
-    return total
+        s_lo = self.shifts(np.array([rho]), z_lo)[0]
+        s_hi = self.shifts(np.array([rho]), z_hi)[0]
+        if s_lo[0] < cfg.min_step:
+            return None
+        # What the shift may truly be, and which counts' parallax ranges that reaches.
+        spread = cfg.sigmas * sigma + cfg.slack * s_lo[0]
+        lo, hi = shift - spread, shift + spread
+        fits = [k for k in range(3) if lo <= s_hi[k] and hi >= s_lo[k]]
+        if len(fits) != 1 or (fits[0] == 0 and lo < cfg.floor * s_lo[0]):
+            return None
+        k = fits[0]
+        # Surer when the shift itself, not only its error bar, lies in k's range.
+        return k + 1, 0.95 if s_lo[k] <= shift <= s_hi[k] else 0.75
 
 
-def learn_height_scale(frame_bgr: np.ndarray, rect, calibration: Calibration,
-                       placement: Dict[str, Tuple[str, int]],
-                       config: HeightConfig = DEFAULT_HEIGHTS) -> float:
-    """Effective stone thickness over the nominal one, from a frame showing ``placement``
-    (normally the start position: single stones); 1.0 when too few stones show it."""
-    reader = StackHeights(calibration, config)
-    classes = np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in reader.names])
-    H = reader.pose.height
-    zs = []
-    for i, (e, arm, radius) in reader.measure(rect, classes).items():
-        if placement[reader.names[i]][1] == 1 and arm > 2.0 and e > 0:
-            zs.append(e * H / (arm + e))
-    if len(zs) >= 5:
-        return float(np.clip(np.median(zs) / config.stone_thickness, 0.5, 2.0))
-    return 1.0
+def _plausible_pose(homography: np.ndarray, image_size: Tuple[int, int],
+                    fov_range: Tuple[float, float]) -> CameraPose:
+    """:func:`.geometry.camera_pose`, unless the focal length it reads from the homography
+    gives a field of view outside ``fov_range`` (a few pixels off in a located grid's
+    corners can halve it): then the pose for the nominal field of view. The camera's
+    height scales every parallax, so a wrong one would claim wrong heights."""
+    pose = camera_pose(homography, image_size)
+    w, h = image_size
+    fov = 2 * math.degrees(math.atan(0.5 * w / pose.focal))
+    if fov_range[0] <= fov <= fov_range[1]:
+        return pose
+    f = 0.5 * w / math.tan(math.radians(NOMINAL_FOV_DEG) / 2)
+    T = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2], [0, 0, 1.0]])
+    B = np.diag([1 / f, 1 / f, 1.0]) @ np.linalg.inv(T) @ np.asarray(homography, float)
+    # Board -> camera: columns r1, r2 (rotation) and t up to scale; camera centre -R^T t.
+    lam = 2.0 / (np.linalg.norm(B[:, 0]) + np.linalg.norm(B[:, 1]))
+    r1, r2, t = B[:, 0] * lam, B[:, 1] * lam, B[:, 2] * lam
+    r1 /= np.linalg.norm(r1)
+    r2 = r2 - r1 * (r1 @ r2)
+    r2 /= np.linalg.norm(r2)
+    R = np.column_stack([r1, r2, np.cross(r1, r2)])
+    C = -R.T @ t
+    return CameraPose((float(C[0]), float(C[1])), float(abs(C[2])), float(f), False)
+
+
+def _segment_distance(px: np.ndarray, x2: np.ndarray, colour: np.ndarray, lo: np.ndarray,
+                      hi: float) -> np.ndarray:
+    """Distance of every pixel ``px`` (S, P, 3; ``x2`` its squared length) to the colours
+    ``a * colour[s]`` of its stack, ``lo[s] <= a <= hi``."""
+    colour = colour.astype(np.float32)
+    c2 = np.maximum((colour * colour).sum(axis=1), 1e-6)[:, None]
+    xc = np.matmul(px, colour[:, :, None])[..., 0]
+    a = np.clip(xc / c2, lo[:, None], hi)
+    return np.sqrt(np.maximum(x2 - 2 * a * xc + a * a * c2, 0.0))
+
+
+def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray,
+                  cfg: HeightConfig):
+    """Fit every stack's outline to its edge points ``q`` (S, A, 2; board coordinates;
+    ``valid`` marks the real ones): base disc centre ``c0``, radius ``R`` and top-disc
+    shift ``s`` along ``u`` (away from the nadir); Gauss-Newton on the capsule's distance
+    function, all stacks at once. Returns c0, R, s, rms residual, standard error of s,
+    and which stacks' points can tell s."""
+    S = len(q)
+    c0, R, s = p.astype(float).copy(), np.full(S, 0.4), np.zeros(S)
+    keep = valid.copy()
+    eye = 1e-9 * np.eye(4)
+    for it in range(6):
+        d = q - c0[:, None]
+        a = (d * u[:, None]).sum(axis=-1)                          # along u
+        # Closest point on the segment c0 .. c0 + s u, and the unit normal from it.
+        rel = d - np.clip(a, 0.0, s[:, None])[..., None] * u[:, None]
+        n = np.linalg.norm(rel, axis=-1)
+        nrm = rel / np.maximum(n, 1e-9)[..., None]
+        r = n - R[:, None]
+        if it == 3:
+            # Drop points far off the outline (a neighbour, a shadow, glare), then refit.
+            ranked = np.sort(np.where(valid, np.abs(r), np.inf), axis=1)
+            middle = np.maximum(valid.sum(axis=1) - 1, 0) // 2
+            typical = np.minimum(ranked[np.arange(S), middle], 1.0)
+            keep = valid & (np.abs(r) < np.maximum(3.0 * typical, 0.015)[:, None])
+        J = np.stack([-nrm[..., 0], -nrm[..., 1], -np.ones_like(r),
+                      np.where(a >= s[:, None], -(nrm * u[:, None]).sum(axis=-1), 0.0)], axis=-1)
+        Jw = (J * keep[..., None]).transpose(0, 2, 1)
+        JTJ = np.matmul(Jw, J) + eye
+        delta = np.linalg.solve(JTJ, np.matmul(Jw, -r[..., None]))[..., 0]
+        c0 += delta[:, :2]
+        R += delta[:, 2]
+        s = np.maximum(s + delta[:, 3], 0.0)
+    d = q - c0[:, None]
+    a = (d * u[:, None]).sum(axis=-1)
+    r = np.linalg.norm(d - np.clip(a, 0.0, s[:, None])[..., None] * u[:, None], axis=-1) - R[:, None]
+    count = keep.sum(axis=1)
+    rms = np.sqrt((r * r * keep).sum(axis=1) / np.maximum(count, 1))
+    # Standard error of the shift from the fit's (last) normal equations.
+    sigma = rms * np.sqrt(np.abs(np.linalg.inv(JTJ)[:, 3, 3]))
+    # The shift is only pinned down by the base's near arc, the top's far arc and the
+    # sides together (a neighbour of the same colour hides whatever it touches).
+    mid = q - c0[:, None] - 0.5 * (s[:, None, None] * u[:, None])
+    cos = (mid * u[:, None]).sum(axis=-1) / np.maximum(np.linalg.norm(mid, axis=-1), 1e-9)
+    arcs = np.minimum(np.minimum(((cos < -0.7) & keep).sum(axis=1), ((cos > 0.7) & keep).sum(axis=1)),
+                      ((np.abs(cos) < 0.5) & keep).sum(axis=1))
+    good = (count >= cfg.min_points) & (arcs >= cfg.min_arc) & (R > 0.25) & (R < 0.55)
+    return c0, R, s, rms, sigma, good
