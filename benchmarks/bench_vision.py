@@ -9,9 +9,11 @@ frames come from the same fixed camera: the start position, then a mid-game posi
 * board found / wrong side: ``locate_board`` from scratch on every frame (both kinds);
 * cell colours and heights, "out of the box": the game frame read through its own
   located grid with the shipped default model;
-* the same "calibrated": the start frame was located and calibrated (colours and stone
-  thickness, :func:`calibrate_reader`), and the game frame is read with that calibration,
-  as the table does during a game;
+* the same "calibrated": the start frame was located and calibrated (colours,
+  :func:`calibrate_reader`), and the game frame is read with that calibration, as the
+  table does during a game;
+* heights: the share of correctly coloured stacks with a claimed height (the rest are
+  unknown) and how many claims are wrong;
 * cells a forearm covers (ground truth) are left out of colour and height figures;
   hands are scored separately (frames flagged, covered cells found);
 * speed on one core (``cv2.setNumThreads(1)``) at the frame size: ``CellReader.read``
