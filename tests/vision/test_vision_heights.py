@@ -52,6 +52,19 @@ def test_claimed_heights_are_right_far_from_the_nadir_and_unknown_near_it(board,
     assert sum(c in claimed for c in far) >= 0.5 * len(far)
 
 
+@pytest.mark.parametrize("thickness", [0.18, 0.26])
+def test_thin_and_thick_stone_sets_are_read_without_a_start_frame(thickness):
+    # The nominal thickness is 0.22 cells: each frame's stacks tell their own.
+    rng = np.random.default_rng(43)
+    scene = SceneParams(image_size=(1280, 960), fov_deg=70.0, camera_height=14.0, tilt_deg=5.0,
+                        yaw_deg=30.0, jitter=0.03, stone_thickness=thickness, **LIGHT_7X8)
+    placement = checkerboard_of_stacks("7x8")
+    bgr, truth = render_frame(placement, "7x8", scene, rng)
+    claimed = claimed_heights(CellReader(true_calibration(truth, scene.image_size)).read(bgr))
+    assert wrong_heights(claimed, placement) == []
+    assert len(claimed) >= 5 and {1, 2, 3} <= set(claimed.values())
+
+
 def test_random_rooms_claim_no_wrong_height():
     claimed_total = 0
     for board, seed in (("9x9", 33), ("7x8", 34)):
