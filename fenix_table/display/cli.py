@@ -38,7 +38,8 @@ def register(subparsers) -> None:
     screen.add_argument("--window", dest="fullscreen", action="store_false", help="a window")
     run.add_argument("--size", type=_size, help="window size WIDTHxHEIGHT (e.g. 800x480)")
     run.add_argument("--calibration", metavar="FILE", help="a saved calibration (JSON)")
-    run.add_argument("--database", metavar="FILE", help="game archive (SQLite)")
+    run.add_argument("--db", "--database", dest="database", metavar="FILE",
+                     help="game archive (SQLite; default: the configured one, else the user data folder)")
     run.add_argument("--resume", action="store_true",
                      help="continue the most recent unfinished game from the archive")
     run.set_defaults(handler=run_command)

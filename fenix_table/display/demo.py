@@ -15,8 +15,9 @@ press Undo. The summary says how many plies the camera read on its own.
 With a screen the table is shown in a window at ``fps`` camera frames per second and
 stays open at the end until closed. Without one (no DISPLAY, or SDL's dummy driver) it
 runs as fast as it can and writes to ``out``: a PNG of the display whenever it changed,
-``fenix-demo.mp4`` (one display frame per camera frame), and ``game.txt`` with the plies
-and the result.
+``fenix-demo.mp4`` (one display frame per camera frame), and ``game.fgn``: the game as the
+referee recorded it (violations and their fixes as comments), ready for
+``fenix-table games import``.
 """
 from __future__ import annotations
 
@@ -26,10 +27,14 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from ..errors import ConfigError
+from ..record import GameStore
+from ..record.fgn import record_of
+from ..rules.fgn import format_fgn
 from .controls import Action
 from .make_recording import RECORDING, load_script, shots
 
 VIDEO_NAME = "fenix-demo.mp4"
+GAME_NAME = "game.fgn"
 
 
 @dataclass
@@ -146,8 +151,10 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
         surface = pygame.display.set_mode((1280, 720), pygame.RESIZABLE)
     result = DemoResult(expected_moves=list(script["moves"]),
                         expected_result=script.get("result", "*"), headless=headless)
+    # The demo's game goes to an archive of its own, not the user's: only its FGN is kept.
+    store = GameStore(":memory:")
     table = Table(GameSetup(size=script["board"], preset=script.get("rules", "official")),
-                  stable_frames=stable_frames,
+                  store=store, stable_frames=stable_frames,
                   listeners=(lambda events: result.kinds.extend(e.kind for e in events),))
 
     players = ScriptedPlayers(script)
@@ -158,7 +165,7 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
         result.out = out
         os.makedirs(out, exist_ok=True)
         for name in os.listdir(out):
-            if name.endswith(".png") or name == VIDEO_NAME:
+            if name.endswith(".png") or name in (VIDEO_NAME, GAME_NAME):
                 os.remove(os.path.join(out, name))
     began = time.monotonic()
     quit_early = False
@@ -214,11 +221,12 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
     status = referee.game.status()
     result.result, result.reason = status.fgn_result, status.reason
     if headless:
-        with open(os.path.join(out, "game.txt"), "w", encoding="utf-8") as fh:
-            fh.write(" ".join(result.moves) + f"\n{result.result} {result.reason}\n")
+        with open(os.path.join(out, GAME_NAME), "w", encoding="utf-8") as fh:
+            fh.write(format_fgn(record_of(store, referee.game_id)))
     elif not quit_early:
         _linger(surface, table, ui, renderer)
     pygame.quit()
+    store.close()
     return result
 
 

@@ -8,6 +8,7 @@ import cv2
 from fenix_table.cli import main
 from fenix_table.display.demo import VIDEO_NAME, recording_frames, run_demo
 from fenix_table.display.make_recording import RECORDING, load_script, shots
+from fenix_table.rules.fgn import parse_fgn
 
 
 def test_bundled_recording_matches_its_script():
@@ -35,7 +36,10 @@ def test_demo_runs_headless_through_the_whole_pipeline(tmp_path):
     ok, picture = video.read()
     assert ok and picture.shape[:2] == (480, 800)
     video.release()
-    assert (out / "game.txt").read_text().split("\n")[1].startswith("*")
+    # The game as recorded, in FGN: the plies the referee committed, still unfinished.
+    record = parse_fgn((out / "game.fgn").read_text())
+    assert record.moves == result.moves and record.result == "*"
+    assert record.tags["Board"] == load_script()["board"]
 
 
 def test_demo_command_prints_a_summary(tmp_path, capsys):
@@ -51,7 +55,7 @@ def test_demo_command_prints_a_summary(tmp_path, capsys):
 
 def test_run_without_a_camera_says_how_to_choose_one(tmp_path, capsys):
     code = main(["run", "--camera", str(tmp_path / "missing.mp4"),
-                 "--database", str(tmp_path / "games.sqlite3")])
+                 "--db", str(tmp_path / "games.sqlite3")])
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("fenix-table: no camera found (no such video file")
