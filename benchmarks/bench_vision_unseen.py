@@ -11,7 +11,7 @@ noise and JPEG. Nothing from ``fenix_table.sim`` is used; only cell names and th
 layout come from the package (they are the game's, not the renderer's).
 
 Per scene, like the table in use: a start-position frame (located, then used to
-calibrate colours and stone thickness) and a mid-game frame from the same camera.
+calibrate colours) and a mid-game frame from the same camera.
 Figures printed:
 
 * board found (right side, every cell centre within a quarter cell) on every frame, located

@@ -177,7 +177,7 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     from (some class missing or the frame's colours contradict the layout).
     """
     base = Calibration(calibration.board, calibration.image_size, calibration.corners,
-                       calibration.oriented, None, 1.0)
+                       calibration.oriented, None)
     reader = CellReader(base, config)
     rect = rectify(frame_bgr, base, config)
     X = reader.features(rect)

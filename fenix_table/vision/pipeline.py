@@ -97,7 +97,7 @@ class Vision:
             if not found.oriented and old.oriented:
                 found = _nearest_orientation(found, old)
             found = Calibration(found.board, found.image_size, found.corners,
-                                found.oriented or old.oriented, old.colors, old.height_scale)
+                                found.oriented or old.oriented, old.colors)
         return found
 
     def process(self, frame_bgr: np.ndarray, frame_index: int = 0) -> VisionResult:
@@ -159,7 +159,7 @@ class Vision:
                 except ValueError:
                     return None
                 return Calibration(fitted.board, fitted.image_size, fitted.corners, True,
-                                   fitted.colors, fitted.height_scale)
+                                   fitted.colors)
         return None
 
 

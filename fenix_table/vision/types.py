@@ -44,8 +44,9 @@ class Calibration:
     a1's outer corner, then the ends of rank 1, the far corner, the end of file a
     (board coordinates (0,0), (W,0), (W,H), (0,H)). ``oriented`` says whether a1 is
     known to be Red's camp corner (from the stones or the user) or only a guess.
-    ``colors`` is an optional self-calibrated colour model; ``height_scale`` corrects the
-    nominal stack parallax from a start-position frame.
+    ``colors`` is an optional self-calibrated colour model. (Stone thickness is not
+    calibrated: each frame's stacks tell it, see heights.py; files that still carry a
+    ``height_scale`` load and ignore it.)
     """
 
     board: str
@@ -53,7 +54,6 @@ class Calibration:
     corners: Tuple[Tuple[float, float], ...]
     oriented: bool = False
     colors: Optional[Dict[str, Tuple[float, ...]]] = None
-    height_scale: float = 1.0
 
     def homography(self):
         """3x3 numpy homography from board coordinates (cells; a1's outer corner at (0, 0),
@@ -82,13 +82,13 @@ class Calibration:
             raise ValueError("a 7x8 grid can only be turned by half turns")
         k = quarter_turns % 4
         corners = self.corners[k:] + self.corners[:k]
-        return Calibration(self.board, self.image_size, corners, self.oriented, self.colors, self.height_scale)
+        return Calibration(self.board, self.image_size, corners, self.oriented, self.colors)
 
     def to_json(self) -> str:
         return json.dumps({
             "board": self.board, "image_size": list(self.image_size),
             "corners": [list(map(float, c)) for c in self.corners],
-            "oriented": self.oriented, "colors": self.colors, "height_scale": self.height_scale,
+            "oriented": self.oriented, "colors": self.colors,
         }, indent=1)
 
     @classmethod
@@ -103,8 +103,7 @@ class Calibration:
             colors = data.get("colors")
             return cls(board, tuple(int(v) for v in data["image_size"]), corners,
                        bool(data.get("oriented", False)),
-                       {k: tuple(v) for k, v in colors.items()} if colors else None,
-                       float(data.get("height_scale", 1.0)))
+                       {k: tuple(v) for k, v in colors.items()} if colors else None)
         except ConfigError as error:
             raise ConfigError(f"bad calibration: {error}") from None
         except KeyError as error:

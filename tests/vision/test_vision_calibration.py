@@ -13,7 +13,7 @@ CORNERS = ((100.0, 400.0), (500.0, 410.0), (520.0, 40.0), (90.0, 60.0))
 
 def test_save_and_load_round_trip(tmp_path):
     cal = Calibration("7x8", (640, 480), CORNERS, oriented=True,
-                      colors={"red": (40.0, 50.0, 200.0)}, height_scale=1.1)
+                      colors={"red": (40.0, 50.0, 200.0)})
     path = tmp_path / "cal.json"
     cal.save(str(path))
     assert Calibration.load(str(path)) == cal
@@ -98,3 +98,11 @@ def test_printable_boards_are_exact_size_and_committed(face, files, ranks):
         ys = sorted(float(l.get("y1")) for l in lines if l.get("y1") == l.get("y2"))
         assert len(xs) == files + 1 and len(ys) == ranks + 1
         assert np.allclose(np.diff(xs), cell) and np.allclose(np.diff(ys), cell)
+
+
+def test_a_file_from_before_heights_were_read_per_frame_still_loads(tmp_path):
+    # Calibrations saved by earlier versions carry a stone-thickness scale: ignored now.
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"board": "7x8", "image_size": [640, 480], "corners": CORNERS,
+                                "oriented": True, "colors": None, "height_scale": 1.1}))
+    assert Calibration.load(str(path)) == Calibration("7x8", (640, 480), CORNERS, oriented=True)
