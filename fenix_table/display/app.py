@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import signal
 import threading
 import time
@@ -178,6 +179,11 @@ class Table:
         self.message: Optional[str] = None   # the last refused request, one line
         self._calibration = calibration
         self._camera_ok = True
+        # Requests from other threads (GPIO buttons): only the main loop touches the referee.
+        self.requests: "queue.SimpleQueue" = queue.SimpleQueue()
+        if lights is not None and hasattr(lights, "on_move_done"):
+            from .controls import Action
+            lights.on_move_done = lambda: self.requests.put(Action("move_done"))
         self.new_game(setup, resume=resume)
 
     # -- the game ---------------------------------------------------------------------
@@ -278,6 +284,13 @@ class Table:
             return self._emit(ref.confirm(tuple(action.arg("tokens", ()))))
         if name == "play_on":
             return self._emit(ref.play_on())
+        if name == "move_done":
+            # The move button: judge the board as it is now, without waiting for it to
+            # stay still for stable_frames.
+            if self.result is None or self.result.status != "ok":
+                raise CameraError("move done: the camera does not see the whole board")
+            return self._emit([e for e in ref.observe(self.result.observation)
+                               if e.kind != "board_view"])
         if name == "review_game":
             return self._review(int(action.arg("step", 0)))
         if name == "calibrate_auto":
@@ -398,66 +411,91 @@ class _Stop:
 
 def run_loop(table: Table, grabber: FrameGrabber, surface, ui, *, headless: bool = False,
              max_seconds: Optional[float] = None, on_frame=None, redraw_seconds: float = 0.5,
-             stop: Optional[Callable[[], bool]] = None) -> str:
+             stop: Optional[Callable[[], bool]] = None, watchdog=None) -> str:
     """Drive ``table`` from ``grabber`` and draw on ``surface`` until one of: the players
     quit ("quit"), the source ends ("ended"), a signal ("signal"), ``stop()`` turns true
     or ``max_seconds`` pass ("stopped"). Returns that reason.
 
     ``on_frame(surface)`` is called after each drawing (the demo saves it).
+    ``watchdog`` (a :class:`~fenix_table.watchdog.Watchdog`) hears READY=1 when the loop
+    starts, WATCHDOG=1 after each processed frame (a hung camera stops them, and systemd
+    restarts the service) and STOPPING=1 on the way out.
+    Requests queued on ``table.requests`` (GPIO buttons) are carried out here, in order.
     """
-    import pygame
-
-    from .controls import handle
     from .render import Renderer
 
     renderer = Renderer()
     began = time.monotonic()
+    if watchdog is not None:
+        watchdog.ready("table running")
+    try:
+        with _Stop() as signals:
+            return _turns(table, grabber, surface, ui, renderer, signals, headless, began,
+                          max_seconds, on_frame, redraw_seconds, stop, watchdog)
+    finally:
+        if watchdog is not None:
+            watchdog.stopping()
+
+
+def _turns(table, grabber, surface, ui, renderer, signals, headless, began, max_seconds,
+           on_frame, redraw_seconds, stop, watchdog) -> str:
+    import pygame
+
+    from .controls import handle
+
     last_draw = 0.0
-    with _Stop() as signals:
+    while True:
+        if signals.requested:
+            return "signal"
+        if stop is not None and stop():
+            return "stopped"
+        if max_seconds is not None and time.monotonic() - began > max_seconds:
+            return "stopped"
+        dirty = False
+        if not headless:
+            for event in pygame.event.get():
+                if event.type == pygame.VIDEORESIZE:
+                    surface = pygame.display.get_surface()
+                    dirty = True
+                    continue
+                layout = renderer.layout
+                if layout is None:
+                    continue
+                for action in handle(event, ui, layout, side_to_move=table.model.side,
+                                     draw_offered=table.model.draw_offer is not None,
+                                     history_len=len(table.model.review_history()[0]),
+                                     image_size=_image_size(table.frame),
+                                     choices=table.model.choices(),
+                                     fixes=table.model.fixes()):
+                    if action.name == "quit":
+                        return "quit"
+                    dirty = table.act(action) or dirty
+                dirty = dirty or ui.dirty
         while True:
-            if signals.requested:
-                return "signal"
-            if stop is not None and stop():
-                return "stopped"
-            if max_seconds is not None and time.monotonic() - began > max_seconds:
-                return "stopped"
-            dirty = False
+            try:
+                request = table.requests.get_nowait()
+            except queue.Empty:
+                break
+            dirty = table.act(request) or dirty
+        got = grabber.latest(timeout=0.03)
+        if got is not None:
+            index, frame = got
+            dirty = table.feed(frame, index) or True
+            if watchdog is not None:
+                watchdog.ping()
+        lost = grabber.lost()
+        dirty = table.camera(lost is None) or dirty
+        if grabber.ended and got is None:
+            return "ended"
+        now = time.monotonic()
+        if dirty or now - last_draw >= redraw_seconds:
+            renderer.draw(surface, table.model, ui, table.frame, table.grid())
+            ui.dirty = False
+            last_draw = now
             if not headless:
-                for event in pygame.event.get():
-                    if event.type == pygame.VIDEORESIZE:
-                        surface = pygame.display.get_surface()
-                        dirty = True
-                        continue
-                    layout = renderer.layout
-                    if layout is None:
-                        continue
-                    for action in handle(event, ui, layout, side_to_move=table.model.side,
-                                         draw_offered=table.model.draw_offer is not None,
-                                         history_len=len(table.model.review_history()[0]),
-                                         image_size=_image_size(table.frame),
-                                         choices=table.model.choices(),
-                                         fixes=table.model.fixes()):
-                        if action.name == "quit":
-                            return "quit"
-                        dirty = table.act(action) or dirty
-                    dirty = dirty or ui.dirty
-            got = grabber.latest(timeout=0.03)
-            if got is not None:
-                index, frame = got
-                dirty = table.feed(frame, index) or True
-            lost = grabber.lost()
-            dirty = table.camera(lost is None) or dirty
-            if grabber.ended and got is None:
-                return "ended"
-            now = time.monotonic()
-            if dirty or now - last_draw >= redraw_seconds:
-                renderer.draw(surface, table.model, ui, table.frame, table.grid())
-                ui.dirty = False
-                last_draw = now
-                if not headless:
-                    pygame.display.flip()
-                if on_frame is not None:
-                    on_frame(surface)
+                pygame.display.flip()
+            if on_frame is not None:
+                on_frame(surface)
 
 
 def _image_size(frame) -> Optional[Tuple[int, int]]:

@@ -44,7 +44,12 @@ def _lights(config):
         from ..device import Lights
     except ImportError:
         return None
-    lights = Lights.from_config(config)
+    try:
+        lights = Lights.from_config(config)
+    except ConfigError as error:
+        # A pin another program holds must not keep the table from refereeing.
+        log.warning("running without lights: %s", error)
+        return None
     return lights if lights.active else None
 
 
@@ -104,7 +109,8 @@ def run_table(args, config) -> int:
             fullscreen = display.fullscreen_choice
         surface, _ = open_screen(fullscreen, size)
         grabber.start()
-        why = run_loop(table, grabber, surface, ui)
+        from ..watchdog import Watchdog
+        why = run_loop(table, grabber, surface, ui, watchdog=Watchdog.from_env())
         game = table.referee
         saved = f"game {game.game_id}" if game.game_id is not None else "the game"
         print(f"{saved} saved in {store.path} ({len(game.moves)} plies, "
