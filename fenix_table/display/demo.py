@@ -129,9 +129,10 @@ def recording_frames(folder: str) -> List[str]:
 def run_demo(out: str = "fenix-demo", headless: bool = False,
              size: Optional[Tuple[int, int]] = None, language: str = "en",
              limit: Optional[int] = None, recording: Optional[str] = None,
-             fps: float = 8.0, stable_frames: int = 2) -> DemoResult:
+             fps: float = 8.0, stable_frames: int = 2, lights=None) -> DemoResult:
     """Play the recording; see the module docstring. ``limit`` stops after that many
-    camera frames. Raises ConfigError for a missing recording."""
+    camera frames; ``lights`` (a :class:`~fenix_table.device.Lights`) follow the game as
+    at the table. Raises ConfigError for a missing recording."""
     import cv2
     import pygame
 
@@ -154,7 +155,7 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
     # The demo's game goes to an archive of its own, not the user's: only its FGN is kept.
     store = GameStore(":memory:")
     table = Table(GameSetup(size=script["board"], preset=script.get("rules", "official")),
-                  store=store, stable_frames=stable_frames,
+                  store=store, stable_frames=stable_frames, lights=lights,
                   listeners=(lambda events: result.kinds.extend(e.kind for e in events),))
 
     players = ScriptedPlayers(script)

@@ -4,6 +4,7 @@ camera says how to choose one."""
 import os
 
 import cv2
+import pytest
 
 from fenix_table.cli import main
 from fenix_table.display.demo import VIDEO_NAME, recording_frames, run_demo
@@ -70,7 +71,33 @@ def test_demo_with_a_missing_recording_is_one_clear_line(tmp_path, capsys):
 
 
 def test_full_demo_game_reaches_the_recorded_result(tmp_path):
-    result = run_demo(out=str(tmp_path / "full"), headless=True)
+    gpiozero_mock = pytest.importorskip("gpiozero.pins.mock")
+    from fenix_table.device import Lights
+
+    class WatchedLights(Lights):
+        """The real lights on mock pins, their pin values noted right after each event."""
+        seen = []
+
+        def handle(self, event):
+            super().handle(event)
+            self.tick()
+            self.seen.append((event.kind, {name: led.value for name, led in self.leds.items()},
+                              self.buzzer.value))
+
+    lights = WatchedLights({"red_turn": 17, "black_turn": 27, "capture": 22, "violation": 23,
+                            "buzzer": 24}, pin_factory=gpiozero_mock.MockFactory(),
+                           background=False)
+    try:
+        result = run_demo(out=str(tmp_path / "full"), headless=True, lights=lights)
+    finally:
+        lights.close()
+    pins = {kind: (leds, buzzer) for kind, leds, buzzer in WatchedLights.seen}
+    # A blink starts lit, a violation is steady red with the buzzer's first beep, the end
+    # sounds its long beep.
+    assert pins["capture_required"][0]["capture"] == 1
+    assert pins["violation"][0]["violation"] == 1 and pins["violation"][1] == 1
+    assert pins["violation_cleared"][0]["violation"] == 0
+    assert pins["game_over"][1] == 1
     script = load_script()
     assert result.frames == len(recording_frames(RECORDING))
     assert result.moves == script["moves"] and result.as_recorded
