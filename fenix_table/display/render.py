@@ -19,6 +19,8 @@ from .i18n import LANGUAGE_NAMES, Translator
 from .layout import BUTTONS, BoardGeometry, Layout, make_layout
 from .model import TableModel, format_clock, placement_of, segment_cells, token_cells
 
+#: Soft hyphen: where a long word in the catalogue may break when its box is narrow.
+SHY = "\u00ad"
 # pygame's bundled font, by path: Font(None, px) would shrink every size by a third.
 FONT_FILE = os.path.join(os.path.dirname(pygame.__file__), "freesansbold.ttf")
 
@@ -165,19 +167,37 @@ class Renderer:
         return rect
 
     def wrap(self, text: str, px: int, width: int) -> List[str]:
+        """``text`` in lines of at most ``width`` pixels where it can be; a word too long
+        for a line of its own breaks at its soft hyphens (U+00AD), shown as "-"."""
         font = self.font(px)
         lines: List[str] = []
         for paragraph in text.split("\n"):
             line = ""
             for word in paragraph.split():
                 trial = f"{line} {word}".strip()
-                if font.size(trial)[0] <= width or not line:
+                if font.size(trial.replace(SHY, ""))[0] <= width or not line:
                     line = trial
                 else:
                     lines.append(line)
                     line = word
+                lines.extend(self._hyphenate(line, font, width)[:-1])
+                line = self._hyphenate(line, font, width)[-1]
             lines.append(line)
-        return lines
+        return [line.replace(SHY, "") for line in lines]
+
+    @staticmethod
+    def _hyphenate(line: str, font, width: int) -> List[str]:
+        """``line`` split at its soft hyphens while it is too wide (the rest last)."""
+        parts: List[str] = []
+        while font.size(line.replace(SHY, ""))[0] > width and SHY in line:
+            pieces = line.split(SHY)
+            cut = 1
+            while cut < len(pieces) - 1 and font.size(
+                    SHY.join(pieces[:cut + 1]).replace(SHY, "") + "-")[0] <= width:
+                cut += 1
+            parts.append(SHY.join(pieces[:cut]) + "-")
+            line = SHY.join(pieces[cut:])
+        return parts + [line]
 
     def fit(self, text: str, px: int, rect: pygame.Rect, min_px: int = 10) -> Tuple[int, List[str]]:
         """Largest font size <= ``px`` at which ``text`` wraps into ``rect``."""
@@ -204,7 +224,8 @@ class Renderer:
             surface.blit(img, r)
             y += line_h
         if role:
-            drawn.append(Drawn(role, text, pygame.Rect(rect.x, top, rect.w, y - top)))
+            drawn.append(Drawn(role, text.replace(SHY, ""),
+                               pygame.Rect(rect.x, top, rect.w, y - top)))
 
     # -- the whole screen -----------------------------------------------------------
     def draw(self, surface: pygame.Surface, model: TableModel, ui: UiState, frame=None,

@@ -73,8 +73,9 @@ def test_move_button_and_lights_through_the_main_loop(tmp_path):
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     address = str(tmp_path / "notify")
     listener.bind(address)
-    listener.settimeout(1.0)
+    listener.settimeout(0.5)
     messages = []
+    finished = threading.Event()
 
     def systemd():
         # Read as systemd does, all along: a datagram socket's queue is short.
@@ -82,7 +83,8 @@ def test_move_button_and_lights_through_the_main_loop(tmp_path):
             try:
                 messages.append(listener.recv(4096).decode())
             except socket.timeout:
-                return
+                if finished.is_set():
+                    return
     reader = threading.Thread(target=systemd)
     reader.start()
     outcome = {}
@@ -110,6 +112,7 @@ def test_move_button_and_lights_through_the_main_loop(tmp_path):
         why = run_loop(table, grabber, pygame.Surface((800, 480)), UiState(), headless=True,
                        max_seconds=60, watchdog=Watchdog(address))
     finally:
+        finished.set()
         helper.join()
         grabber.stop()
         lights.close()

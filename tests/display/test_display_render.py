@@ -189,3 +189,23 @@ def test_out_of_sync_offers_its_fixes_on_the_banner():
     # The players say the board is right (the camera misreads it): back in step.
     model.apply_all(referee.confirm(action.arg("tokens")))
     assert model.out_of_sync is None and model.fixes() == ()
+
+
+def test_long_button_words_break_at_their_soft_hyphens_instead_of_shrinking():
+    from fenix_table.display.render import SHY
+    renderer = Renderer()
+    px = 17
+    wide = renderer.font(px).size("Nachspielen")[0]
+    assert renderer.wrap(f"Nach{SHY}spielen", px, wide) == ["Nachspielen"]
+    assert renderer.wrap(f"Nach{SHY}spielen", px, wide - 10) == ["Nach-", "spielen"]
+    # On the 7" screen the long German buttons keep (nearly) the button font size.
+    _, model = play(CHAIN)
+    _, renderer, drawn = draw(model, (800, 480), language="de")
+    layout = renderer.layout
+    keys = {"Aufgeben": "resign", "Kalibrieren": "calibrate", "Nachspielen": "review_button"}
+    shown = [item.text for item in drawn if item.role == "button" and item.text in keys]
+    assert sorted(shown) == sorted(keys)
+    for text in shown:
+        size, _ = renderer.fit(Translator("de").ui(keys[text]), layout.font_px("button"),
+                               layout.buttons["undo"].inflate(-6, -6))
+        assert size >= 0.8 * layout.font_px("button"), text
