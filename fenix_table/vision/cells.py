@@ -21,7 +21,7 @@ from .board import DIMENSIONS, cell_names
 from .colour import (CLASSES, calibrated_inputs, cell_features, class_means, colors_to_means,
                      means_to_colors, shipped_net)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
-from .hands import DEFAULT_HANDS, HandConfig, covered_cells, margin_runs
+from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, margin_runs
 from .types import Calibration, CellReading, Observation
 
 
@@ -142,7 +142,10 @@ class CellReader:
         conf = P[np.arange(len(P)), best]
         board_ref = self._board_reference(rect)
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, self.config.hands)
-        covered = covered_cells(runs, self.width, self.height, self._misfit(X)) if runs else set()
+        score = self._misfit_score(X)
+        hands = self.config.hands
+        covered = covered_cells(runs, self.width, self.height, score > hands.misfit) if runs else set()
+        covered |= edge_arms(score, self.width, self.height, hands)
         heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}
         for i, name in enumerate(self.names):
@@ -151,13 +154,13 @@ class CellReader:
             cells[name] = CellReading(colour, h if colour != "empty" else None,
                                       float(round(conf[i], 4)), float(round(hc, 4)))
         occluded = tuple(self.names[i] for i in sorted(covered))
-        return Observation(self.board, cells, bool(runs), occluded, True, frame_index)
+        return Observation(self.board, cells, bool(runs or covered), occluded, True, frame_index)
 
-    def _misfit(self, X: np.ndarray) -> np.ndarray:
-        """Cells that look like none of empty, red and black: far outside the range of
-        features the classifier was fitted on (standardised distance)."""
+    def _misfit_score(self, X: np.ndarray) -> np.ndarray:
+        """How far each cell looks from all of empty, red and black: the largest
+        standardised distance from the features the classifier was fitted on."""
         Z = (X - self.net.mean[:X.shape[1]]) / self.net.std[:X.shape[1]]
-        return np.abs(Z).max(axis=1) > self.config.hands.misfit
+        return np.abs(Z).max(axis=1)
 
     def _board_reference(self, rect: Rectified) -> np.ndarray:
         from .colour import masks, cell_patches

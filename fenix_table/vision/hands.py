@@ -28,6 +28,8 @@ class HandConfig:
     darker: float = 0.30                       # L ratio below which it is not a shadow
     min_dL: float = 12.0                       # ... and at least this many L units apart
     misfit: float = 6.0                        # standardised feature distance: fits no class
+    arm_misfit: float = 9.0                    # an edge cell this far off is an arm's start...
+    arm_cells: int = 3                         # ... when the misfit patch it starts has this many
     motion: float = 10.0                       # mean |change| of L over a cell centre: moving
 
 
@@ -85,6 +87,42 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     return runs
 
 
+def edge_arms(score: np.ndarray, width: int, height: int, cfg: HandConfig = DEFAULT_HANDS) -> Set[int]:
+    """Cells covered by arms seen on the board itself, for arms whose margin strip looks
+    too much like board or shadow (dark skin on a dark face, a sleeve the board's colour):
+    an edge cell that fits no class by far (``score``: standardised feature distance), with
+    the patch of misfit cells it starts holding at least ``arm_cells`` cells. An arm always
+    enters over an edge, so a misfit patch in the middle (a stone on its side) is no arm."""
+    misfit = score > cfg.misfit
+    border = [i for i in range(width * height)
+              if i < width or i >= (height - 1) * width or i % width in (0, width - 1)]
+    covered: Set[int] = set()
+    for i in border:
+        if score[i] > cfg.arm_misfit and i not in covered:
+            patch = _grow({i}, misfit, width, height)
+            if len(patch) >= cfg.arm_cells:
+                covered |= patch
+    return covered
+
+
+def _grow(seeds: Set[int], misfit: np.ndarray, width: int, height: int) -> Set[int]:
+    """``seeds`` and every misfit cell 8-connected to them."""
+    covered = set(seeds)
+    stack = list(seeds)
+    while stack:
+        i = stack.pop()
+        r, f = divmod(i, width)
+        for dr in (-1, 0, 1):
+            for df in (-1, 0, 1):
+                rr, ff = r + dr, f + df
+                if 0 <= rr < height and 0 <= ff < width:
+                    j = rr * width + ff
+                    if j not in covered and misfit[j]:
+                        covered.add(j)
+                        stack.append(j)
+    return covered
+
+
 def covered_cells(runs: Sequence[Tuple[str, float, float]], width: int, height: int,
                   misfit: np.ndarray) -> Set[int]:
     """Cell indices (cell_names order) covered by the arms whose margin runs are given:
@@ -101,20 +139,7 @@ def covered_cells(runs: Sequence[Tuple[str, float, float]], width: int, height: 
                 seeds.add(k * width)
             elif side == "right" and k < height:
                 seeds.add(k * width + width - 1)
-    covered = set(seeds)
-    stack = list(seeds)
-    while stack:
-        i = stack.pop()
-        r, f = divmod(i, width)
-        for dr in (-1, 0, 1):
-            for df in (-1, 0, 1):
-                rr, ff = r + dr, f + df
-                if 0 <= rr < height and 0 <= ff < width:
-                    j = rr * width + ff
-                    if j not in covered and misfit[j]:
-                        covered.add(j)
-                        stack.append(j)
-    return covered
+    return _grow(seeds, misfit, width, height)
 
 
 def cell_motion(previous: np.ndarray, current: np.ndarray, width: int, height: int, ppc: int,

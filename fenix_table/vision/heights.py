@@ -53,6 +53,7 @@ class HeightConfig:
     brightest: float = 1.6              # glare and light gradients: up to this share
     black_contrast: float = 40.0        # grey levels a black stone must be below the board
     min_step: float = 0.04              # parallax of one stone below which heights blur
+    min_step_px: float = 2.5            # ... and in image pixels (small or far-off frames)
     max_rms: float = 0.025              # capsule fit residual above which nothing is claimed
     sigmas: float = 4.5                 # a shift may be off by this many standard errors
     slack: float = 0.3                  # ... plus this share of one stone's parallax
@@ -87,6 +88,12 @@ class StackHeights:
                + self.dirs[None, :, None, :] * self.radii[None, None, :, None])
         img = cv2.perspectiveTransform(pts.reshape(1, -1, 2), self.homography)[0]
         self.samples = img.astype(np.float32).reshape(len(self.names), cfg.rays, cfg.samples, 2)
+        # Image pixels per cell at each cell: what a parallax in cells is worth in pixels.
+        ends = cv2.perspectiveTransform((self.centres[None] + [[0.5, 0.0]]).astype(np.float64),
+                                        self.homography)[0]
+        starts = cv2.perspectiveTransform((self.centres[None] - [[0.5, 0.0]]).astype(np.float64),
+                                          self.homography)[0]
+        self.pixels_per_cell = np.linalg.norm(ends - starts, axis=1)
 
     def thickness_range(self) -> Tuple[float, float]:
         """Stone thicknesses (cells) a frame may show: the nominal one times
@@ -162,7 +169,9 @@ class StackHeights:
         z_lo, _ = self.thickness_range()
         rho = np.linalg.norm(self.centres - np.array(self.pose.nadir), axis=1)
         # Only stacks far enough from the nadir show their height: measure only those.
-        todo = np.flatnonzero((classes != 0) & (self.shifts(rho, z_lo)[:, 0] >= self.config.min_step))
+        step = self.shifts(rho, z_lo)[:, 0]
+        todo = np.flatnonzero((classes != 0) & (step >= self.config.min_step)
+                              & (step * self.pixels_per_cell >= self.config.min_step_px))
         return self.claims(self.measure(frame_bgr, classes, todo))
 
     def claims(self, measured: Dict[int, Tuple[float, float, float, float]]) -> Heights:

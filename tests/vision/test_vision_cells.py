@@ -6,8 +6,9 @@ import pytest
 
 from fenix_table.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.vision.board import start_placement
-from fenix_table.vision.cells import CellReader, calibrate_reader
+from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader
 from fenix_table.vision.geometry import camera_pose
+from fenix_table.vision.hands import HandConfig
 from fenix_table.vision.types import Calibration
 
 
@@ -97,3 +98,20 @@ def test_rejects_a_non_image():
     _, truth = render_frame({}, "7x8", SceneParams(), np.random.default_rng(0))
     with pytest.raises(ValueError):
         CellReader(true_calibration(truth, (640, 480))).read(np.zeros((10, 10)))
+
+
+@pytest.mark.parametrize("seed", [1, 39])
+def test_an_arm_whose_margin_strip_looks_like_board_is_seen_on_the_board(seed):
+    # These arms cross the margin where it looks like board or shadow, so only the
+    # cells they cover (fitting none of empty, red and black) show them.
+    rng = np.random.default_rng(seed)
+    board = "9x9" if seed % 2 else "7x8"
+    scene = replace(random_scene(rng, board, hand=False), hand=True)
+    bgr, truth = render_frame(random_placement(rng, board, stones=20), board, scene, rng)
+    cal = Calibration(board, (bgr.shape[1], bgr.shape[0]), tuple(map(tuple, truth.corners)))
+    margins_only = replace(DEFAULT_READER, hands=HandConfig(arm_misfit=float("inf")))
+    assert not CellReader(cal, margins_only).read(bgr).hand
+    obs = CellReader(cal).read(bgr)
+    assert obs.hand
+    covered, really = set(obs.occluded_cells), set(truth.occluded_cells)
+    assert covered <= really and len(covered) >= 0.5 * len(really)
