@@ -52,12 +52,13 @@ def _focal_from_homography(A: np.ndarray) -> float:
     return math.sqrt(f2)
 
 
-def camera_pose(homography: np.ndarray, image_size: Tuple[int, int]) -> CameraPose:
+def camera_pose(homography: np.ndarray, image_size: Tuple[int, int],
+                fov_range: Tuple[float, float] = (35.0, 110.0)) -> CameraPose:
     """Camera centre in board coordinates from the board->image ``homography``.
 
     The principal point is taken at the image centre. The focal length comes from the
-    homography when the camera is tilted enough to show it (the result must give a field
-    of view between 35 and 110 degrees), else from :data:`NOMINAL_FOV_DEG`.
+    homography when the camera is tilted enough to show it and the result gives a field
+    of view within ``fov_range`` degrees, else from :data:`NOMINAL_FOV_DEG`.
     """
     w, h = image_size
     T = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2], [0, 0, 1.0]])
@@ -70,7 +71,7 @@ def camera_pose(homography: np.ndarray, image_size: Tuple[int, int]) -> CameraPo
         # The constraint is only trustworthy with real tilt: check it moved f noticeably
         # away from degenerate values by requiring a plausible field of view.
         tilt = math.hypot(A[2, 0], A[2, 1]) * f / max(np.linalg.norm(A[:2, 0]), 1e-9)
-        if 35 <= fov <= 110 and tilt > 0.06:
+        if fov_range[0] <= fov <= fov_range[1] and tilt > 0.06:
             measured = True
     if not measured:
         f = nominal

@@ -22,7 +22,6 @@ one that puts their shifts on whole stone counts (the most common count is one s
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
@@ -31,7 +30,7 @@ import numpy as np
 
 from .board import cell_index, cell_names
 from .colour import CLASSES
-from .geometry import NOMINAL_FOV_DEG, CameraPose, camera_pose
+from .geometry import CameraPose, camera_pose
 from .types import Calibration
 
 Heights = Dict[int, Tuple[Optional[int], float]]
@@ -43,7 +42,10 @@ class HeightConfig:
 
     stone_thickness: float = 0.22       # nominal, cells
     scale_range: Tuple[float, float] = (0.8, 1.3)  # thickness (and camera height) over nominal
-    fov_range: Tuple[float, float] = (50.0, 80.0)  # horizontal field of view believed, degrees
+    # Horizontal field of view believed from a homography, degrees: a few pixels off in a
+    # located grid's corners can halve it, and the camera height it gives scales every
+    # parallax; outside this range the nominal one is used.
+    fov_range: Tuple[float, float] = (50.0, 80.0)
     rays: int = 48                      # edge rays per stack
     reach: float = 0.8                  # ray length from the cell centre
     samples: int = 48                   # samples per ray
@@ -73,11 +75,10 @@ class StackHeights:
     """Reads the height of every stack of frames taken with one calibration."""
 
     def __init__(self, calibration: Calibration, config: HeightConfig = DEFAULT_HEIGHTS):
-        self.calibration = calibration
         self.config = config
         self.names = cell_names(calibration.board)
         self.homography = calibration.homography()
-        self.pose: CameraPose = _plausible_pose(self.homography, calibration.image_size, config.fov_range)
+        self.pose: CameraPose = camera_pose(self.homography, calibration.image_size, config.fov_range)
         self.centres = np.array([cell_index(n) for n in self.names], float) + 0.5
         cfg = config
         ang = np.linspace(0, 2 * np.pi, cfg.rays, endpoint=False)
@@ -221,31 +222,6 @@ class StackHeights:
         k = fits[0]
         # Surer when the shift itself, not only its error bar, lies in k's range.
         return k + 1, 0.95 if s_lo[k] <= shift <= s_hi[k] else 0.75
-
-
-def _plausible_pose(homography: np.ndarray, image_size: Tuple[int, int],
-                    fov_range: Tuple[float, float]) -> CameraPose:
-    """:func:`.geometry.camera_pose`, unless the focal length it reads from the homography
-    gives a field of view outside ``fov_range`` (a few pixels off in a located grid's
-    corners can halve it): then the pose for the nominal field of view. The camera's
-    height scales every parallax, so a wrong one would claim wrong heights."""
-    pose = camera_pose(homography, image_size)
-    w, h = image_size
-    fov = 2 * math.degrees(math.atan(0.5 * w / pose.focal))
-    if fov_range[0] <= fov <= fov_range[1]:
-        return pose
-    f = 0.5 * w / math.tan(math.radians(NOMINAL_FOV_DEG) / 2)
-    T = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2], [0, 0, 1.0]])
-    B = np.diag([1 / f, 1 / f, 1.0]) @ np.linalg.inv(T) @ np.asarray(homography, float)
-    # Board -> camera: columns r1, r2 (rotation) and t up to scale; camera centre -R^T t.
-    lam = 2.0 / (np.linalg.norm(B[:, 0]) + np.linalg.norm(B[:, 1]))
-    r1, r2, t = B[:, 0] * lam, B[:, 1] * lam, B[:, 2] * lam
-    r1 /= np.linalg.norm(r1)
-    r2 = r2 - r1 * (r1 @ r2)
-    r2 /= np.linalg.norm(r2)
-    R = np.column_stack([r1, r2, np.cross(r1, r2)])
-    C = -R.T @ t
-    return CameraPose((float(C[0]), float(C[1])), float(abs(C[2])), float(f), False)
 
 
 def _segment_distance(px: np.ndarray, x2: np.ndarray, colour: np.ndarray, lo: np.ndarray,
