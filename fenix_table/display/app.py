@@ -251,6 +251,17 @@ class Table:
         return self._emit([event])
 
     # -- the players ------------------------------------------------------------------
+    def actions(self, event, ui, layout) -> list:
+        """What one pygame ``event`` asks of this table
+        (:func:`~fenix_table.display.controls.handle` given the table's state)."""
+        from .controls import handle
+        model = self.model
+        return handle(event, ui, layout, side_to_move=model.side,
+                      draw_offered=model.draw_offer is not None,
+                      history_len=len(model.review_history()[0]),
+                      image_size=_image_size(self.frame),
+                      choices=model.choices(), fixes=model.fixes())
+
     def act(self, action) -> bool:
         """Carry out one :class:`~fenix_table.display.controls.Action` (except ``quit``).
         A request the rules refuse is shown as a notice, never raised."""
@@ -441,8 +452,6 @@ def _turns(table, grabber, surface, ui, renderer, signals, headless, began, max_
            on_frame, redraw_seconds, stop, watchdog) -> str:
     import pygame
 
-    from .controls import handle
-
     last_draw = 0.0
     while True:
         if signals.requested:
@@ -461,12 +470,7 @@ def _turns(table, grabber, surface, ui, renderer, signals, headless, began, max_
                 layout = renderer.layout
                 if layout is None:
                     continue
-                for action in handle(event, ui, layout, side_to_move=table.model.side,
-                                     draw_offered=table.model.draw_offer is not None,
-                                     history_len=len(table.model.review_history()[0]),
-                                     image_size=_image_size(table.frame),
-                                     choices=table.model.choices(),
-                                     fixes=table.model.fixes()):
+                for action in table.actions(event, ui, layout):
                     if action.name == "quit":
                         return "quit"
                     dirty = table.act(action) or dirty

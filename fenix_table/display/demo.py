@@ -137,7 +137,7 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
     import pygame
 
     from .app import GameSetup, Table, open_screen
-    from .controls import UiState, handle
+    from .controls import UiState
     from .render import Renderer
 
     folder = recording or RECORDING
@@ -182,12 +182,7 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
                 if event.type == pygame.VIDEORESIZE:
                     surface = pygame.display.get_surface()
                 elif renderer.layout is not None:
-                    for action in handle(event, ui, renderer.layout,
-                                         side_to_move=table.model.side,
-                                         draw_offered=table.model.draw_offer is not None,
-                                         history_len=len(table.model.history),
-                                         choices=table.model.choices(),
-                                         fixes=table.model.fixes()):
+                    for action in table.actions(event, ui, renderer.layout):
                         if action.name == "quit":
                             quit_early = True
                         else:
@@ -235,14 +230,12 @@ def _linger(surface, table, ui, renderer) -> None:
     """Keep the final picture up (controls still work) until the window is closed."""
     import pygame
 
-    from .controls import handle
     while True:
         for event in pygame.event.get():
             if event.type == pygame.VIDEORESIZE:
                 surface = pygame.display.get_surface()
                 continue
-            for action in handle(event, ui, renderer.layout, side_to_move=table.model.side,
-                                 history_len=len(table.model.history)):
+            for action in table.actions(event, ui, renderer.layout):
                 if action.name == "quit":
                     return
                 table.act(action)

@@ -11,6 +11,7 @@ import pytest
 
 from fenix_table.display.app import FrameGrabber, GameSetup, Table, run_loop
 from fenix_table.display.controls import Action, UiState
+from fenix_table.display.layout import make_layout
 from fenix_table.errors import CameraError
 from fenix_table.record import GameStore
 
@@ -158,3 +159,13 @@ def test_corner_calibration_needs_a_picture_and_four_convex_corners():
     corners = ((100.0, 400.0), (500.0, 400.0), (500.0, 60.0), (100.0, 60.0))
     table.act(Action("calibrate_corners", (("corners", corners),)))
     assert table.vision.calibration.corners == corners and table.vision.calibration.oriented
+
+
+def test_the_table_answers_input_from_its_own_state():
+    table = Table(GameSetup(size="7x8"))
+    layout, ui = make_layout(800, 480), UiState()
+    draw_key = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_d, mod=0, unicode="")
+    assert table.actions(draw_key, ui, layout) == [Action("offer_draw", (("side", "red"),))]
+    table.act(Action("offer_draw", (("side", "red"),)))
+    # Once a draw stands, the same key accepts it.
+    assert table.actions(draw_key, ui, layout) == [Action("accept_draw", (("side", "red"),))]
