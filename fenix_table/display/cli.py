@@ -6,8 +6,6 @@ inside the handlers.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 
 def _size(text: str):

@@ -3,7 +3,6 @@ together and hand them to :func:`~fenix_table.display.app.run_loop`."""
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from typing import Optional
 

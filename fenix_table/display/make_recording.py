@@ -109,7 +109,7 @@ def render(script: dict, out: str, *, quality: int = 80) -> int:
     import cv2
     import numpy as np
 
-    from ..sim import SceneParams, random_scene, render_frame
+    from ..sim import random_scene, render_frame
 
     rng = np.random.default_rng(script["seed"])
     scene = random_scene(rng, script["board"], image_size=tuple(script["image_size"]),

@@ -15,9 +15,9 @@ import pygame
 
 from .controls import (NEW_GAME_ROWS, UiState, calibration_view, choice_rects, dialog_rects,
                        fix_rects)
-from .i18n import LANGUAGE_NAMES, Translator
+from .i18n import Translator
 from .layout import BUTTONS, BoardGeometry, Layout, make_layout
-from .model import TableModel, format_clock, placement_of, segment_cells, token_cells
+from .model import TableModel, format_clock, placement_of, token_cells
 
 #: Soft hyphen: where a long word in the catalogue may break when its box is narrow.
 SHY = "\u00ad"

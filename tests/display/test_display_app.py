@@ -7,7 +7,6 @@ import time
 
 import numpy as np
 import pygame
-import pytest
 
 from fenix_table.display.app import FrameGrabber, GameSetup, Table, run_loop
 from fenix_table.display.controls import Action, UiState

@@ -114,7 +114,7 @@ def test_dry_run_into_a_prefix_touches_nothing_and_stays_inside(tmp_path):
             f"{prefix}/opt/fenix-table/venv"] in cmds
     assert ["install", "-m", "644", "-D", str(ROOT / "systemd" / "config.toml"),
             f"{prefix}/etc/fenix-table/config.toml"] in cmds
-    assert [f"systemctl", f"--root={prefix}", "enable", "fenix-table.service"] in cmds
+    assert ["systemctl", f"--root={prefix}", "enable", "fenix-table.service"] in cmds
     assert not any("restart" in c or "daemon-reload" in c for c in cmds)
     # Every path written is inside the prefix.
     for c in cmds:
