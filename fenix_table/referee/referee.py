@@ -23,7 +23,7 @@ from ..errors import FenixError, IllegalMoveError, RecordError
 from ..rules import Explanation, Game, Position, Rules, explain, legal_moves
 from . import events as ev
 from .tracker import (BoardReading, Candidate, Candidates, Decision, decide, evidence_gaps,
-                      read_board, search)
+                      every_ply_shows, read_board, search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -84,6 +84,7 @@ class Referee:
         self._state = "new"           # new, checking, play, violation, out_of_sync, over
         self._masked: Dict[str, str] = {}   # cell -> colour players confirmed as a misread
         self._suspect: Dict[str, str] = {}  # cell -> colour last reported as unexplained
+        self._doubted: Dict[str, str] = {}  # cell -> colour a taken move left unexplained
         self._warned: set = set()           # (cell, stack) whose camera height was doubted
         self._view: Optional[Tuple] = None
         self._last_reading: Optional[BoardReading] = None
@@ -202,20 +203,29 @@ class Referee:
         return events
 
     def _expire_masks(self, observation) -> None:
-        """A confirmed misread stops being masked once the camera reads that cell differently."""
-        for cell, color in list(self._masked.items()):
-            seen = observation.cells.get(cell)
-            if seen is not None and seen.color != color and \
-                    seen.color_confidence >= self.min_confidence and \
-                    cell not in observation.occluded_cells:
-                del self._masked[cell]
+        """A confirmed (or doubted) misread stops being one once the camera reads that cell
+        differently."""
+        for cells in (self._masked, self._doubted):
+            for cell, color in list(cells.items()):
+                seen = observation.cells.get(cell)
+                if seen is not None and seen.color != color and \
+                        seen.color_confidence >= self.min_confidence and \
+                        cell not in observation.occluded_cells:
+                    del cells[cell]
 
     def _interpret(self, reading: BoardReading, observation, frame) -> List[ev.Event]:
         position = self.position
         events: List[ev.Event] = []
+        if self._state in ("violation", "out_of_sync") and \
+                any(reading.colors.get(c) is None for c in getattr(self.pending, "cells", ())):
+            # A reported board is cleared only by seeing the cells it named again: with one
+            # of them unreadable the rest may fit a legal move that was never made.
+            return events
         decision = self._judge(reading)
         if decision.kind in ("none", "ambiguous") and self._open:
-            decision = self._carry(reading) or decision
+            carried = self._carry(reading)
+            if carried is not None and carried.kind != "none":
+                decision = carried
         if decision.kind == "move" and self._undone is not None and \
                 decision.candidate.tokens[:1] == (self._undone,):
             return events  # the board still shows the move just taken back
@@ -262,11 +272,17 @@ class Referee:
         # Nothing fits exactly. Only a board seen ``patience`` times is acted on.
         if not self._persisted(reading):
             return events
-        if self._state != "checking":
-            # One misread cell beside a legal move is still that move.
-            near = self._near_move(observation, reading)
-            if near is not None:
-                return events + self._take(near, (), frame)
+        if self._state == "play":
+            # One more ply than the usual search (players went on while a hand hid the
+            # board), or one misread cell beside a legal move. Not once a board was found
+            # unexplained: from there only a board that fits exactly resumes play.
+            found = self._longer_route(reading) or self._near_move(observation, reading)
+            if found is not None:
+                # The cell the move leaves unexplained was taken for a misread: while it
+                # reads so it is no evidence of a next move (glare "emptying" a soldier's
+                # cell is no King or General creation); it is reported if it stays.
+                self._doubted.update({c: reading.colors[c] for c in found.mismatches})
+                return events + self._take(found, (), frame)
         return events + self._unexplained(reading, frame)
 
     def _judge(self, reading: BoardReading) -> Decision:
@@ -279,11 +295,25 @@ class Referee:
             # fits every colour is taken, with a warning about the heights.
             fallback = decide(search(position, self.rules, reading, 1, use_heights=False),
                               reading, heights="prefer")
+            if fallback.kind == "move" and _stacked_against_height(fallback.candidate, reading):
+                # A stacking move shows only as a taller stack. Read as not taller, either
+                # the height or the emptied cell (glare) is misread: the players say which.
+                fallback = Decision("ambiguous", options=[fallback.candidate])
             if fallback.kind in ("move", "ambiguous"):
                 decision = fallback
         if decision.kind == "move" and evidence_gaps(decision.candidate, reading):
             decision = self._inferred(decision, reading)
+        if decision.kind == "move" and self._relies_on_doubt(decision.candidate, reading):
+            return Decision("ambiguous", options=[decision.candidate])   # the players say
         return decision
+
+    def _relies_on_doubt(self, cand: Candidate, reading: BoardReading) -> bool:
+        """True when a stacking ply of ``cand`` starts from a cell still reading empty
+        where an earlier move had to take that for a misread: the emptied cell may be all
+        a stacking move shows, and here it is no evidence."""
+        return any(m.stacking and
+                   self._doubted.get(m.path[0]) == "empty" == reading.colors.get(m.path[0])
+                   for m in cand.moves)
 
     def _inferred(self, decision: Decision, reading: BoardReading) -> Decision:
         """A move the camera did not fully see is taken only when colours alone leave no
@@ -308,8 +338,11 @@ class Referee:
             more = search(option.position, self.rules, reading, self.max_plies)
             found.complete = found.complete and more.complete
             for cand in more:
-                found.append(Candidate(option.moves + cand.moves, cand.position,
-                                       cand.placement, cand.pending, cand.mismatches))
+                moves = option.moves + cand.moves
+                if len(moves) > 1 and not every_ply_shows(moves, self.position, cand.placement):
+                    continue
+                found.append(Candidate(moves, cand.position, cand.placement, cand.pending,
+                                       cand.mismatches))
         if not found:
             return None
         decision = decide(found, reading)
@@ -342,6 +375,17 @@ class Referee:
         else:
             self._unfit_key, self._unfit_count = key, 1
         return self._unfit_count >= self.patience
+
+    def _longer_route(self, reading: BoardReading) -> Optional[Candidate]:
+        """The one route of ``max_plies + 1`` plies to a board that persisted unexplained,
+        every ply seen (each leaves a trace, every cell it touches readable), else None.
+        Searched only then: it is dearer, and a longer route explains more boards."""
+        longer = search(self.position, self.rules, reading, self.max_plies + 1)
+        decision = decide(longer, reading)
+        if decision.kind != "move" or evidence_gaps(decision.candidate, reading) or \
+                self._relies_on_doubt(decision.candidate, reading):
+            return None
+        return decision.candidate
 
     def _near_move(self, observation, reading: BoardReading) -> Optional[Candidate]:
         """The single legal move that explains the board but for one cell away from the
@@ -729,6 +773,13 @@ class Referee:
 
 
 # ---------------------------------------------------------------------------------------
+
+def _stacked_against_height(cand: Candidate, reading: BoardReading) -> bool:
+    """True when a stacking move of ``cand`` lands where the camera confidently reads
+    another height than the stack it builds."""
+    conflicts = set(reading.height_conflicts(cand.placement))
+    return any(m.stacking and m.path[-1] in conflicts for m in cand.moves)
+
 
 def _attempted(position: Position, seen) -> Optional[str]:
     """The move token the board suggests was attempted, or None when it names none."""

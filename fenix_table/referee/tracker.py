@@ -153,11 +153,13 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
     def bad(v: int, i: int) -> bool:
         return rc[i] is not None and _sign(v) != rc[i]
 
-    def candidate(moves, after, standing=(), before=None) -> Candidate:
+    def candidate(moves, after, standing=(), before=None) -> Optional[Candidate]:
         stacks = after.stacks()
         for i in standing:
             # Jumped stacks not yet taken off are still on the board.
             stacks[names[i]] = before.piece_at(names[i])
+        if len(moves) > 1 and not every_ply_shows(moves, position, stacks):
+            return None
         mism = tuple(names[i] for i in range(geo.n) if bad(_value(stacks, names[i]), i))
         return Candidate(tuple(moves), after, stacks, tuple(names[i] for i in standing), mism)
 
@@ -210,15 +212,32 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
             standing = tuple(j for j in move.jumped if rc[j] != 0)
             shown_diff = after_diff - {j for j in standing
                                        if rc[j] is None or rc[j] == _sign(board[j])}
+            cand = None
             if not standing and len(after_diff) <= tolerance:
-                found.append(candidate(seq + (move,), play(pos, move)))
+                cand = candidate(seq + (move,), play(pos, move))
             elif standing and len(shown_diff) <= tolerance:
-                found.append(candidate(seq + (move,), play(pos, move), standing, pos))
+                cand = candidate(seq + (move,), play(pos, move), standing, pos)
+            if cand is not None:
+                found.append(cand)
             if remaining > 1 and after_diff:
                 extend(play(pos, move), after_diff, seq + (move,))
 
     extend(position, diff0, ())
     return found
+
+
+def every_ply_shows(moves, position, stacks: Mapping[str, Piece]) -> bool:
+    """True when each of ``moves`` (played from ``position``) leaves a trace on the board
+    they lead to (``stacks``): a cell the ply emptied, filled or jumped differs from the
+    position. A piece moved away and back between two still boards leaves none, so no
+    camera saw that ply: such a route would dress an out-of-turn move (Black moving while
+    Red is to play) as three legal plies."""
+    before = position.stacks()
+    for move in moves:
+        cells = (move.path[0], move.path[-1], *move.captured)
+        if all(stacks.get(c) == before.get(c) for c in cells):
+            return False
+    return True
 
 
 def _value(stacks, cell) -> int:

@@ -73,14 +73,20 @@ def test_heights_contradicting_the_game_give_a_warning_not_a_violation():
     assert (events[2].code, events[2].cells) == ("height_mismatch", ("f1",))
 
 
-def test_wrong_height_on_the_landing_cell_still_commits_the_only_fitting_move():
+def test_a_stacking_move_its_landing_height_denies_is_asked_not_taken():
+    # c1 emptied and c2 read as still 2 high: either the height is misread or c1 is (glare
+    # on a soldier that never moved). The referee asks; confirming commits the move.
     start = position_of("7x8", {"c2": "G", "c1": "S", "a4": "S", "g8": "k", "f6": "s"}, duty="K")
     ref = started(start)
     seen = apply(start, "c1-c2")
     obs = observe_placement(seen.stacks(), "7x8", 1, overrides={"c2": ("red", 2)})
     events = ref.observe(obs)
-    assert events[0].move == "c1-c2"
-    assert events[-1].code == "height_mismatch"
+    assert kinds(events) == ["move_ambiguous"]
+    assert events[0].moves == ("c1-c2",)
+    assert kinds(ref.observe(obs)) == []        # asked once, nothing taken meanwhile
+    assert ref.moves == []
+    assert kinds(ref.confirm(["c1-c2"]))[0] == "move_committed"
+    assert ref.moves == ["c1-c2"]
 
 
 def test_persistent_misread_goes_out_of_sync_and_play_continues_past_it():
@@ -238,3 +244,78 @@ def test_setup_without_heights_is_never_a_violation_and_the_players_confirm():
     assert [e.move for e in events if e.kind == "move_committed"] == \
         ["a1-b1", "g8-f8", "a2-b2", "g7-f7"]
     assert ref.position == game.position and ref.state == "play"
+
+
+def test_a_move_out_of_turn_is_no_three_ply_route_through_an_unreadable_cell():
+    # Black's soldier steps while Red is to move and c2 is covered: "c2 away, e6-e5, c2
+    # back" would fit, but no camera saw Red's two plies (they leave no trace).
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    placement = start.stacks()
+    placement["e5"] = placement.pop("e6")
+    events = []
+    for frame in (1, 2, 3):
+        events += ref.observe(observe_placement(placement, "7x8", frame, occluded=["c2"]))
+    for frame in (4, 5):
+        events += ref.observe(observe_placement(placement, "7x8", frame))
+    assert "move_committed" not in kinds(events)
+    assert ref.state == "violation" and ref.pending.code == "out_of_turn"
+    assert ref.moves == []
+
+
+def test_four_plies_behind_a_hand_are_followed_once_the_board_stays():
+    start = position_of("7x8", BASIC)
+    ref = started(start)
+    after = start
+    for token in ("c2-c3", "e6-e5", "c3-c4", "e5-e4"):
+        after = apply(after, token)
+    obs = observe_placement(after.stacks(), "7x8", 1)
+    assert "move_committed" not in kinds(ref.observe(obs))     # beyond three plies: wait
+    events = ref.observe(observe_placement(after.stacks(), "7x8", 2))
+    assert [e.move for e in events if e.kind == "move_committed"] == \
+        ["c2-c3", "e6-e5", "c3-c4", "e5-e4"]
+    assert ref.position == after
+
+
+def test_a_reported_board_is_not_cleared_while_a_cell_it_named_is_unreadable():
+    # Red must recreate the King (c1 onto the General on c2) but moves c1-d1. With d1
+    # covered the board would read as the King's recreation (c1 emptied, no heights).
+    start = position_of("7x8", {"c2": "G", "c1": "S", "a4": "S", "g8": "k", "f6": "s"}, duty="K")
+    ref = started(start)
+    placement = start.stacks()
+    placement["d1"] = placement.pop("c1")
+    for frame in (1, 2):
+        ref.observe(observe_placement(placement, "7x8", frame, heights=False))
+    assert ref.state == "violation" and "d1" in ref.pending.cells
+    events = []
+    for frame in (3, 4, 5):
+        events += ref.observe(observe_placement(placement, "7x8", frame, heights=False,
+                                                occluded=["d1"]))
+    assert "move_committed" not in kinds(events) and ref.state == "violation"
+    # Put back and played properly: taken.
+    events = ref.observe(observe_placement(apply(start, "c1-c2").stacks(), "7x8", 6,
+                                           heights=False))
+    assert [e.move for e in events if e.kind == "move_committed"] == ["c1-c2"]
+
+
+def test_a_cell_taken_for_a_misread_is_no_evidence_of_the_next_stacking_move():
+    # Black takes Red's General, and c2's soldier reads empty in the same still board
+    # (glare; c3 reads 1 high, so it is no General creation yet). The capture is taken
+    # with c2 as a misread. For Red, now entitled to create a General, c2 reading empty
+    # once c3's height is unreadable looks exactly like c2-c3: the referee asks instead.
+    start = position_of("7x8", {"a1": "K", "g4": "G", "c2": "S", "c3": "S", "g8": "k",
+                                "g5": "s", "e6": "s"}, side="b")
+    ref = started(start)
+    after = apply(start, "g5xg3")
+    glare = {"c2": ("empty", None)}
+    events = []
+    for frame in (1, 2):
+        events += ref.observe(observe_placement(after.stacks(), "7x8", frame, overrides=glare))
+    assert [e.move for e in events if e.kind == "move_committed"] == ["g5xg3"]
+    events = []
+    for frame in (3, 4, 5):
+        events += ref.observe(observe_placement(after.stacks(), "7x8", frame, heights=False,
+                                                overrides=glare))
+    assert "move_committed" not in kinds(events)
+    assert [e.moves for e in events if e.kind == "move_ambiguous"] == [("c2-c3",)]
+    assert ref.moves == ["g5xg3"]
