@@ -92,7 +92,9 @@ def test_grabber_reports_a_stall_and_a_failure_then_recovers():
 
 
 def test_loop_shows_camera_lost_and_recovers(tmp_path):
-    camera = ScriptedCamera(("frame", 3), ("stall", 0.8), ("frame", 2), ("fail",), ("frame", 3))
+    # The stall outlasts stall_seconds by far: a loaded machine may spend a second
+    # locating the board in one frame.
+    camera = ScriptedCamera(("frame", 3), ("stall", 2.0), ("frame", 2), ("fail",), ("frame", 3))
     grabber = FrameGrabber(lambda: camera, retry_seconds=0.2, stall_seconds=0.3)
     table = Table(GameSetup(size="7x8"))
     seen = []
