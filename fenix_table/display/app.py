@@ -184,6 +184,7 @@ class Table:
         if lights is not None and hasattr(lights, "on_move_done"):
             from .controls import Action
             lights.on_move_done = lambda: self.requests.put(Action("move_done"))
+            lights.on_clock = lambda side: self.requests.put(Action("clock", (("side", side),)))
         self.new_game(setup, resume=resume)
 
     # -- the game ---------------------------------------------------------------------
@@ -302,6 +303,10 @@ class Table:
                 raise CameraError("move done: the camera does not see the whole board")
             return self._emit([e for e in ref.observe(self.result.observation)
                                if e.kind != "board_view"])
+        if name == "clock":
+            # A chess-clock press: the presser's time stops at once, whatever the camera
+            # has judged yet (the referee's next turn switches it the same way).
+            return self.model.press_clock(str(action.arg("side")))
         if name == "review_game":
             return self._review(int(action.arg("step", 0)))
         if name == "calibrate_auto":

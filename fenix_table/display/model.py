@@ -111,7 +111,8 @@ class ReviewedGame:
 
 @dataclass
 class Clocks:
-    """Thinking time per side, switched by TurnStarted (shown when enabled in the config)."""
+    """Thinking time per side, switched by TurnStarted and by the clock buttons (shown when
+    enabled in the config)."""
 
     red: float = 0.0
     black: float = 0.0
@@ -197,6 +198,14 @@ class TableModel:
         self.draw_offer = self.game_over = None
         self.clocks = Clocks()
         self.clocks.switch(self.side, self.now())
+
+    def press_clock(self, side: str) -> bool:
+        """``side`` pressed its clock button: its time stops and the other side's runs
+        (pressing while the other side's clock runs changes nothing). True if it switched."""
+        if self.game_over is not None or self.clocks.running != side:
+            return False
+        self.clocks.switch("black" if side == "red" else "red", self.now())
+        return True
 
     def _on_turn_started(self, e: ev.TurnStarted) -> None:
         self.fpn, self.side, self.duty, self.setup_left = e.fpn, e.side, e.duty, e.setup_moves_left

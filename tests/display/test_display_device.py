@@ -12,6 +12,7 @@ import pytest
 
 from fenix_table.display.app import FrameGrabber, GameSetup, Table, run_loop
 from fenix_table.display.controls import UiState
+from fenix_table.display.model import Clocks
 from fenix_table.display.make_recording import RECORDING
 from fenix_table.watchdog import Watchdog
 
@@ -150,3 +151,34 @@ def test_a_busy_pin_leaves_the_table_without_lights(caplog, monkeypatch):
         other.close()
     lines = [r.getMessage() for r in caplog.records if "without lights" in r.getMessage()]
     assert len(lines) == 1 and f"gpio.{busy_part}" in lines[0]
+
+
+def test_a_clock_button_switches_the_clocks_on_screen_at_once():
+    factory = gpiozero_mock.MockFactory()
+    lights = Lights({"clock_red": 6, "clock_black": 13}, pin_factory=factory, background=False)
+    table = Table(GameSetup(size="7x8"), lights=lights)
+    now = [100.0]
+    table.model.now = lambda: now[0]
+    table.model.clocks = Clocks()
+    table.model.clocks.switch("red", now[0])
+    assert table.model.side == "red"
+
+    def carry_out_requests():
+        names = []
+        while not table.requests.empty():
+            request = table.requests.get_nowait()
+            names.append(request.name)
+            table.act(request)   # move_done without a picture: a refusal shown, not raised
+        return names
+
+    press(factory, 13)                       # Black presses while Red thinks: nothing
+    assert carry_out_requests() == ["clock"]
+    assert table.model.clocks.running == "red"
+    now[0] = 130.0
+    press(factory, 6)                        # Red ends the turn on the clock
+    assert carry_out_requests() == ["clock", "move_done"]
+    assert table.model.clocks.running == "black"
+    now[0] = 140.0
+    assert table.model.clocks.reading("red", now[0]) == 30.0
+    assert table.model.clocks.reading("black", now[0]) == 10.0
+    lights.close()
