@@ -13,7 +13,8 @@ The classifier is a small perceptron per board face (numpy only, about a thousan
 weights, fitted on generated frames of many rooms by :mod:`.training` and shipped as
 ``colour_model.json``). A start-position frame, where the layout says which cells are
 red, black and empty, gives the room's mean features per class; a second perceptron
-then also sees how each cell compares with those (:func:`calibrated_inputs`).
+then also sees how each cell compares with those (:func:`calibrated_inputs`). Without a
+start frame the frame's own confidently read cells stand in for it (:func:`frame_means`).
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ CLASSES = ("empty", "red", "black")
 RADII = (0.0, 0.1, 0.2, 0.28, 0.34, 0.39, 0.44, 0.5)   # radial profile bin edges, cells
 FEATURES = ("dL", "da", "db", "dL_global", "texture", "ring_dL", "ring_da", "ring_db",
             "edge", "edge_rel", "local_dL", "chroma", "log_ratio", "red_share",
-            "octant_min", "octant_max") + tuple(f"profile{i}" for i in range(len(RADII) - 1))
+            "octant_min", "octant_max", "texture_rel", "contrast", "contrast_t", "corner_texture") \
+    + tuple(f"profile{i}" for i in range(len(RADII) - 1))
 MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "colour_model.json")
 
 
@@ -95,6 +97,12 @@ def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, pp
     profile = (L @ prof) / prof.sum(axis=0) - local[:, :1]
     octw = m["octants"].astype(np.float32)
     octants = (L @ octw) / octw.sum(axis=0) - local[:, :1]
+    # Scale-free evidence of a disc, for faces with a grain or print of their own: a
+    # stone's top is smoother than the face and stands out from the cell's corners by
+    # more than the face varies within itself.
+    corner_std = L[:, m["corner"]].std(axis=1)
+    board_texture = np.median(corner_std) + 0.3
+    contrast = np.linalg.norm(centre - local, axis=1)
     return np.column_stack([
         centre - local,
         centre[:, 0] - board[0],
@@ -108,6 +116,10 @@ def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, pp
         red_share,
         octants.min(axis=1),
         octants.max(axis=1),
+        np.log((texture + 0.3) / board_texture),
+        contrast,
+        contrast / (texture + corner_std + board_texture),
+        np.log((corner_std + 0.3) / board_texture),
         profile,
     ]).astype(np.float64)
 
@@ -120,6 +132,24 @@ def class_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
         rows = X[labels == c]
         if len(rows) == 0:
             raise ValueError(f"no {name} cells to learn from")
+        means.append(rows.mean(axis=0))
+    return np.array(means)
+
+
+def frame_means(X: np.ndarray, P: np.ndarray, confident: float = 0.9, least: int = 3) -> Optional[np.ndarray]:
+    """(3 x F) class means of one frame from its own confidently read cells (``P``: class
+    probabilities), or None when a class has fewer than ``least`` such cells.
+
+    Without a start frame this still tells the room: on a dark face in dim light a black
+    stone and the bare board differ by a few L units whose size and sign only the frame
+    itself shows, and most of its cells are read right even then."""
+    best = P.argmax(axis=1)
+    sure = P.max(axis=1) > confident
+    means = []
+    for c in range(len(CLASSES)):
+        rows = X[(best == c) & sure]
+        if len(rows) < least:
+            return None
         means.append(rows.mean(axis=0))
     return np.array(means)
 

@@ -27,8 +27,8 @@ class HandConfig:
     brighter: float = 1.7                      # L ratio above which it is not board
     darker: float = 0.30                       # L ratio below which it is not a shadow
     min_dL: float = 12.0                       # ... and at least this many L units apart
-    misfit: float = 6.0                        # standardised feature distance: fits no class
-    arm_misfit: float = 9.0                    # an edge cell this far off is an arm's start...
+    misfit: float = 5.5                        # standardised feature distance: fits no class
+    arm_misfit: float = 8.0                    # an edge cell this far off is an arm's start...
     arm_cells: int = 3                         # ... when the misfit patch it starts has this many
     motion: float = 10.0                       # mean |change| of L over a cell centre: moving
 

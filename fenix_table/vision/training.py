@@ -2,16 +2,22 @@
 
     python -m fenix_table.vision.training [--scenes 300] [--seed 11]
 
-For every seeded scene (both faces, every condition :mod:`fenix_table.sim` knows, no
-hands: covered cells would teach the classes wrong) two frames are rendered with the
-same camera and light: the start position and a mid-game position. Cell features are
-read through the true grid (corners jittered by a pixel, as a located grid is). Per face
-two :class:`~fenix_table.vision.colour.Net` are fitted and written to
-``colour_model.json``:
+For every seeded scene (both faces, no hands: covered cells would teach the classes
+wrong) two frames are rendered with the same camera and light: the start position and a
+mid-game position. Cell features are read through the true grid (corners jittered by a
+pixel, as a located grid is). Per face two :class:`~fenix_table.vision.colour.Net` are
+fitted and written to ``colour_model.json``:
 
 * ``default``: features alone (works out of the box);
 * ``calibrated``: features plus their differences from the room's class means, which
   a start-position frame of the same scene provides (see :func:`.cells.calibrate_reader`).
+
+The classifier must read boards, stones and cameras :mod:`fenix_table.sim` does not
+draw, so the training rooms are wider than the generator's own random ones
+(:func:`training_scene`: stones lighter or darker than the face, other reds, dimmer and
+softer light), and in most scenes the board face gets a printed or wooden grain of its
+own (:func:`add_grain`, drawn on the rectified board around the stones): without it the
+nets learn that any blotch on the face is a stone.
 
 Deterministic for a seed, so the committed model can be rebuilt exactly.
 """
@@ -19,14 +25,86 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Dict, List, Sequence, Tuple
+from dataclasses import replace
+from typing import Dict, Iterator, List, Sequence, Tuple
 
+import cv2
 import numpy as np
 
 
-def scene_rows(scenes: int, seed: int):
+def training_scene(rng: np.random.Generator, board: str, size: Tuple[int, int]):
+    """A :func:`fenix_table.sim.random_scene` room with its colour and light ranges widened."""
+    from fenix_table.sim import random_scene
+    u = rng.uniform
+    scene = random_scene(rng, board, image_size=size, hand=False)
+    if board == "9x9":
+        board_color = tuple(np.clip(np.array(scene.board_color) * u(0.6, 1.8), 0.02, 0.45))
+    else:
+        board_color = tuple(np.clip(np.array(scene.board_color) * u(0.8, 1.1), 0, 1))
+    grey = u(0.02, 0.24)
+    return replace(
+        scene,
+        board_color=board_color,
+        red_color=(u(0.03, 0.3), u(0.03, 0.3), u(0.35, 0.9)),
+        black_color=tuple(np.clip(grey + rng.normal(0, 0.01, 3), 0.01, 1)),
+        stone_radius=u(0.34, 0.45),
+        light_intensity=scene.light_intensity * u(0.8, 1.1),
+        shadow_softness=u(1, 7),
+        ambient=u(0.3, 0.75),
+    )
+
+
+def stone_mask(shape: Tuple[int, int], placement, truth, calibration, ppc: int, pad: int) -> np.ndarray:
+    """Rectified pixels a stone may cover: around each occupied cell's centre and its
+    top disc (tall stacks lean away from the camera), half a cell wide."""
+    from .board import cell_index
+    mask = np.zeros(shape, np.uint8)
+    to_board = np.linalg.inv(calibration.homography())
+    r = int(round(0.52 * ppc))
+    for name in placement:
+        f, k = cell_index(name)
+        base = (pad + (f + 0.5) * ppc, pad + (k + 0.5) * ppc)
+        top = np.array([*truth.top_centres[name], 1.0]) @ to_board.T
+        top = (pad + top[0] / top[2] * ppc, pad + top[1] / top[2] * ppc)
+        a, b = tuple(int(round(v)) for v in base), tuple(int(round(v)) for v in top)
+        cv2.circle(mask, a, r, 1, -1)
+        cv2.circle(mask, b, r, 1, -1)
+        cv2.line(mask, a, b, 1, 2 * r)
+    return mask.astype(bool)
+
+
+def grain(rng: np.random.Generator, shape: Tuple[int, int], ppc: int) -> np.ndarray:
+    """A board face's own grain: smooth noise (blotches of a fifth to a whole cell), or
+    streaks along one axis as in wood, about zero mean and unit spread."""
+    h, w = shape
+    scale = rng.uniform(0.2, 1.0) * ppc
+    small = rng.standard_normal((max(2, int(h / scale)), max(2, int(w / scale)))).astype(np.float32)
+    field = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    if rng.random() < 0.4:
+        if rng.random() < 0.5:
+            streak = rng.standard_normal((max(2, int(h / (0.1 * ppc))), 1)).astype(np.float32)
+            streak = cv2.resize(streak, (1, h), interpolation=cv2.INTER_CUBIC)
+        else:
+            streak = rng.standard_normal((1, max(2, int(w / (0.1 * ppc))))).astype(np.float32)
+            streak = cv2.resize(streak, (w, 1), interpolation=cv2.INTER_CUBIC)
+        field = 0.6 * field + 0.8 * streak
+    return field / (field.std() + 1e-6)
+
+
+def add_grain(lab: np.ndarray, field: np.ndarray, strength: float, mask: np.ndarray) -> np.ndarray:
+    """``lab`` with the face (outside ``mask``) darkened and lightened by ``field``:
+    L by up to ``strength`` of itself, a* b* along with it."""
+    out = lab.copy()
+    gain = np.clip(1 + strength * field, 0.3, 2.0)
+    gain[mask] = 1.0
+    out[..., 0] = np.clip(out[..., 0] * gain, 0, 100)
+    out[..., 1:] *= gain[..., None]
+    return out
+
+
+def scene_rows(scenes: int, seed: int) -> Iterator[Tuple]:
     """Yield (face, start features, start labels, game features, game labels) per scene."""
-    from fenix_table.sim import random_placement, random_scene, render_frame
+    from fenix_table.sim import random_placement, render_frame
     from .board import DIMENSIONS, cell_names, start_placement
     from .cells import DEFAULT_READER, rectify
     from .colour import CLASSES, cell_features
@@ -35,18 +113,32 @@ def scene_rows(scenes: int, seed: int):
     for i in range(scenes):
         board = ("9x9", "7x8")[i % 2]
         size = (1280, 960) if i % 4 < 2 else (640, 480)
-        scene = random_scene(rng, board, image_size=size, hand=False)
+        scene = training_scene(rng, board, size)
+        strength = rng.uniform(0.05, 0.3) if rng.random() < 0.7 else 0.0
+        field = None
         out = [board]
         for placement in (start_placement(board), random_placement(rng, board)):
             bgr, truth = render_frame(placement, board, scene, rng)
             corners = truth.corners + rng.normal(0, 0.7, truth.corners.shape)
             cal = Calibration(board, size, tuple(map(tuple, corners)))
             rect = rectify(bgr, cal, DEFAULT_READER)
+            lab = rect.lab
+            if strength:
+                if field is None:
+                    field = grain(rng, lab.shape[:2], rect.ppc)
+                mask = stone_mask(lab.shape[:2], placement, truth, cal, rect.ppc, rect.pad)
+                lab = add_grain(lab, field, strength, mask)
             width, height = DIMENSIONS[board]
-            X = cell_features(rect.lab, rect.grad, width, height, rect.ppc, rect.pad)
+            X = cell_features(lab, gradient(lab), width, height, rect.ppc, rect.pad)
             y = np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in cell_names(board)])
             out += [X, y]
         yield tuple(out)
+
+
+def gradient(lab: np.ndarray) -> np.ndarray:
+    """Gradient magnitude of L, as :func:`.cells.rectify` computes it."""
+    L = np.ascontiguousarray(lab[..., 0])
+    return cv2.magnitude(cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3))
 
 
 def main(argv: Sequence[str] = ()) -> int:
