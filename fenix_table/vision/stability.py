@@ -1,16 +1,22 @@
 """The stability filter: an observation is passed on only when the board has been still.
 
 The referee must not see half-made moves: a stone in mid-air, a hand over the board, or
-a frame where one cell flickers. :class:`StabilityFilter` waits until ``frames``
-consecutive observations were made without a hand, with the board found, and with the
-same colour on every cell, and then yields one merged observation: each cell's colour
-(the same in all frames), its lowest colour confidence, and the height claimed most often
+a frame where the picture changed. :class:`StabilityFilter` waits until ``frames``
+consecutive observations were made without a hand, with the board found, and with every
+cell showing the same colour in all of them, and then yields one merged observation:
+each cell's colour, its lowest colour confidence, and the height claimed most often
 (None when the frames disagree or never claim one).
+
+One flicker is not motion: with three frames or more, cells whose colour differs in just
+one of them (the same odd frame for all) are passed on as unreadable (confidence 0)
+rather than holding the whole board back. A cell on a colour boundary that flips every
+other frame would otherwise keep the referee from ever seeing the board. Two frames that each differ from the rest somewhere
+mean the board moved.
 """
 from __future__ import annotations
 
 from collections import Counter, deque
-from typing import Deque, Dict, Optional, Tuple
+from typing import Deque, Dict, Optional
 
 from .types import CellReading, Observation
 
@@ -29,14 +35,12 @@ class StabilityFilter:
         if frames < 1:
             raise ValueError("frames must be at least 1")
         self.frames = frames
+        # Frames that may disagree on a cell before the board counts as moving.
+        self.flicker = 1 if frames >= 3 else 0
         self.window: Deque[Observation] = deque(maxlen=frames)
 
     def reset(self) -> None:
         self.window.clear()
-
-    @staticmethod
-    def _colours(observation: Observation) -> Tuple[Tuple[str, str], ...]:
-        return tuple(sorted((c, r.color) for c, r in observation.cells.items()))
 
     def push(self, observation: Observation, moving: bool = False) -> Optional[Observation]:
         """Add one observation; ``moving`` marks a frame the caller saw change (motion).
@@ -45,26 +49,32 @@ class StabilityFilter:
             self.window.clear()
             return None
         if self.window and (self.window[-1].board != observation.board
-                            or self._colours(self.window[-1]) != self._colours(observation)):
+                            or self.window[-1].cells.keys() != observation.cells.keys()):
             self.window.clear()
         self.window.append(observation)
         if len(self.window) < self.frames:
             return None
         return self._merge()
 
-    def _merge(self) -> Observation:
+    def _merge(self) -> Optional[Observation]:
         last = self.window[-1]
         cells: Dict[str, CellReading] = {}
-        for name, reading in last.cells.items():
+        dissenting = set()       # frames that disagree with the others somewhere
+        for name in last.cells:
             seen = [obs.cells[name] for obs in self.window]
-            claimed = Counter(r.height for r in seen if r.height is not None)
+            (color, count), *others = Counter(r.color for r in seen).most_common()
+            if others and others[0][1] == count:
+                return None
+            dissenting.update(i for i, r in enumerate(seen) if r.color != color)
+            if len(dissenting) > self.flicker:
+                return None       # more than one odd frame: the board changed, not still
+            agreeing = [r for r in seen if r.color == color]
+            claimed = Counter(r.height for r in agreeing if r.height is not None)
             height, conf = None, 0.0
-            if claimed:
-                (height, count), = claimed.most_common(1)
-                if len(claimed) > 1:
-                    height = None           # the frames disagree: do not guess
-                else:
-                    conf = max(r.height_confidence for r in seen if r.height == height)
-            cells[name] = CellReading(reading.color, height if reading.color != "empty" else None,
-                                      min(r.color_confidence for r in seen), conf)
+            if len(claimed) == 1:
+                (height, _), = claimed.most_common(1)
+                conf = max(r.height_confidence for r in agreeing if r.height == height)
+            color_conf = min(r.color_confidence for r in seen) if count == len(seen) else 0.0
+            cells[name] = CellReading(color, height if color != "empty" else None, color_conf,
+                                      conf if color_conf > 0 else 0.0)
         return Observation(last.board, cells, False, (), True, last.frame_index)

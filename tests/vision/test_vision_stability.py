@@ -62,3 +62,39 @@ def test_heights_merge_without_guessing():
 def test_frames_must_be_positive():
     with pytest.raises(ValueError):
         StabilityFilter(frames=0)
+
+
+def test_one_flickering_cell_is_unreadable_not_motion():
+    f = StabilityFilter(frames=3)
+    flicker = dict(BOARD, b1="black")
+    frames = [BOARD, BOARD, flicker, BOARD, flicker, BOARD, BOARD, BOARD]
+    out = [f.push(obs(colours, index=i)) for i, colours in enumerate(frames)]
+    assert [o is not None for o in out] == [False, False, True, True, True, True, True, True]
+    # While b1 disagrees in one frame of the window it is passed on as unreadable...
+    assert [o.cells["b1"].color_confidence for o in out[2:7]] == [0.0] * 5
+    assert out[7].cells["b1"].color == "empty"
+    # ... and the rest of the board as seen.
+    assert out[4].cells["a1"].color == "red" and out[4].cells["a1"].color_confidence == 0.9
+    assert out[7].cells["b1"].color_confidence == pytest.approx(0.95)
+
+
+def test_a_cell_changing_for_good_is_unreadable_until_all_frames_agree():
+    f = StabilityFilter(frames=3)
+    for i in range(3):
+        f.push(obs(BOARD, index=i))
+    first = f.push(obs(MOVED, index=3))        # a1 and b1 changed in the newest frame only
+    assert first is not None and first.cells["a1"].color == "red"
+    assert first.cells["a1"].color_confidence == first.cells["b1"].color_confidence == 0.0
+    assert f.push(obs(MOVED, index=4)) is not None   # two of three: the change wins, unsure
+    settled = f.push(obs(MOVED, index=5))
+    assert settled.cells["a1"].color == "empty" and settled.cells["b1"].color == "red"
+    assert settled.cells["b1"].color_confidence == pytest.approx(0.9)
+
+
+def test_two_frames_out_of_three_differing_is_motion():
+    f = StabilityFilter(frames=3)
+    third = dict(BOARD, c1="empty")
+    f.push(obs(BOARD))
+    f.push(obs(MOVED))
+    # Each cell differs in one frame only, but not in the same one: the board moved.
+    assert f.push(obs(third)) is None
