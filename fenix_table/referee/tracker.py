@@ -133,12 +133,11 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
     reading on at most ``tolerance`` known cells (the position itself included).
 
     Pruning, all of it exact for the moves that matter: a ply starts from a cell where
-    the board still differs from the reading (or cannot be read); the last ply must
-    leave at most ``tolerance`` differing cells; when every ply left is a setup ply (each
-    empties one cell and grows one stack) a board needing more than they can give is
-    dropped; with
-    ``use_heights`` a stacking move may not build a stack higher than the camera
-    confidently reads there (stacks never shrink in place). At most ``budget`` positions
+    the board still differs from the reading (or cannot be read), or jumps one; the last
+    ply must leave at most ``tolerance`` differing cells; when every ply left is a setup
+    ply (each empties one cell and grows one stack) a board needing more than they can
+    give is dropped; with ``use_heights`` a stacking move may not build a stack higher
+    than the camera confidently reads there (stacks never shrink in place). At most ``budget`` positions
     are expanded; beyond it ``complete`` is False.
     """
     from ..rules import legal_moves, play
@@ -192,8 +191,8 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
                 return
         for move in legal_moves(pos, rules):
             frm, to = move.frm, move.to
-            if frm not in diff and rc[frm] is not None:
-                continue
+            if frm not in diff and rc[frm] is not None and not any(j in diff for j in move.jumped):
+                continue   # (a capture chain may end where it began: only its jumps show)
             v = board[frm]
             if move.stacking:
                 new_to = board[to] + _sign(board[to])

@@ -225,3 +225,15 @@ def test_the_last_setup_move_and_the_first_battle_move_seen_at_once():
     assert [e.move for e in events if e.kind == "move_committed"] == \
         [last_setup.token, battle.token]
     assert ref.position == game.position
+
+
+def test_a_capture_chain_ending_where_it_began_is_seen_by_its_jumps():
+    # Black's King must take c4 and c2 (or c2 and c4) and land back on e4: only the two
+    # jumped soldiers vanish.
+    start = Position.from_fpn("7x8 s2sgss/2ss1gs/S2s1sg/GS2s2/S2Sk1s/SSSG2s/SS1KS2/S1GS3 b 55 - 7")
+    ref = started(start)
+    seen = after(start, "e4xc4xc2xe4")
+    assert seen.stacks()["e4"] == start.stacks()["e4"]
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    assert [e.move for e in events if e.kind == "move_committed"] == ["e4xc2xc4xe4"]
+    assert ref.position == seen
