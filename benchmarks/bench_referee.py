@@ -39,9 +39,10 @@ from fenix_table.referee.synthetic import Noise, observe_placement
 from fenix_table.rules import Game, Position, Rules, apply, legal_moves
 from fenix_table.vision.stability import StabilityFilter
 
-# Per cell and frame. Flicker (a colour misread for one frame) is kept rare because the
-# stability filter discards any window it touches; stubborn misreads (glare on one stone
-# for a whole still period) are simulated separately, see ``GLARE``.
+# Per cell and frame. Flicker (a colour misread for one frame) leaves that cell unreadable
+# in the stability filter's windows it touches (two flickers in one window break it);
+# stubborn misreads (glare on one stone for a whole still period) are simulated
+# separately, see ``GLARE``.
 NOISE = Noise(misread=0.0005, unsure=0.01, no_height=0.05, wrong_height=0.005)
 #: Chance that a still period has one cell misread in every frame (glare, a shadow).
 GLARE = 0.03
