@@ -527,15 +527,20 @@ class Renderer:
         for name, button in fixes.items():
             self._button(surface, button, tr.ui(name[4:]), True, layout, "fix", drawn)
             inner.h = min(inner.h, button.y - inner.y - 4)
+        sentence_px = layout.font_px("banner")
         if heading:
-            head_px, head_lines = self.fit(heading, layout.font_px("banner") + 4,
-                                           pygame.Rect(inner.x, inner.y, inner.w, inner.h // 3))
+            # The heading may take half the banner when fix buttons crowd it; the sentence
+            # is never set larger than the heading (a small heading over a big hint reads
+            # upside down).
+            head_px, head_lines = self.fit(heading, sentence_px + 4,
+                                           pygame.Rect(inner.x, inner.y, inner.w, inner.h // 2))
             head_h = len(head_lines) * self.font(head_px).get_linesize()
             self._paragraph(surface, heading, head_px,
                             pygame.Rect(inner.x, inner.y, inner.w, head_h), fg, "banner_heading", drawn)
             inner = pygame.Rect(inner.x, inner.y + head_h + 4, inner.w, inner.h - head_h - 4)
+            sentence_px = min(sentence_px, max(10, head_px - 4))
         if sentence:
-            self._paragraph(surface, sentence, layout.font_px("banner"), inner, fg, "banner", drawn)
+            self._paragraph(surface, sentence, sentence_px, inner, fg, "banner", drawn)
 
     def _lower(self, surface, layout, model: TableModel, ui, frame, grid, tr, drawn) -> None:
         inset, moves = layout.inset, layout.moves
