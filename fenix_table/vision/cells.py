@@ -31,6 +31,7 @@ class ReaderConfig:
 
     pixels_per_cell: int = 32
     pad_cells: float = 0.5              # margin rectified around the grid (hand detection)
+    self_changed: float = 0.25          # share of cells the frame's own means may change
     heights: HeightConfig = DEFAULT_HEIGHTS
     hands: HandConfig = DEFAULT_HANDS
 
@@ -130,12 +131,16 @@ class CellReader:
         first pass's better reading. A frame lacking a class keeps the default reading."""
         if self.calibrated:
             return self.room_net.probabilities(calibrated_inputs(X, self.means))
-        P = self.net.probabilities(X)
+        default = P = self.net.probabilities(X)
         for _ in range(2):
             means = frame_means(X, P)
             if means is None:
                 break
             P = self.room_net.probabilities(calibrated_inputs(X, means))
+        # Means learned from a badly read frame mislead: past a few cells changed, keep
+        # the default reading.
+        if (P.argmax(axis=1) != default.argmax(axis=1)).mean() > self.config.self_changed:
+            return default
         return P
 
     # -- the whole frame -----------------------------------------------------------------
