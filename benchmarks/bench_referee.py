@@ -22,7 +22,7 @@ Printed figures:
 - delay from the board becoming still to MoveCommitted, in frames and milliseconds
   (frames x frame period at the given fps, plus the referee's own processing time).
 
-Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 2] [--seed 1]``.
+Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 2] [--rendered-plies 40] [--seed 1]``.
 """
 from __future__ import annotations
 
@@ -401,7 +401,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=24, help="synthetic games (default 24)")
     parser.add_argument("--rendered", type=int, default=2, help="rendered games (default 2)")
-    parser.add_argument("--rendered-plies", type=int, default=14)
+    parser.add_argument("--rendered-plies", type=int, default=40,
+                        help="plies per rendered game (default 40: setup and battle)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
     args = parser.parse_args(argv)
