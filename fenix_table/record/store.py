@@ -15,8 +15,9 @@ import datetime as _dt
 import json
 import os
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import RecordError
 
@@ -190,14 +191,15 @@ class GameStore:
         except sqlite3.Error as error:
             raise RecordError(f"{self.path}: game archive error ({error})") from None
 
-    def _transaction(self, statements: List[Tuple[str, Tuple]]) -> None:
-        """Run statements as one durable transaction (all or nothing)."""
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One durable transaction: committed when the block ends, rolled back (and the
+        error named in one line) when it fails."""
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                for sql, args in statements:
-                    db.execute(sql, args)
+                yield db
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
@@ -205,23 +207,24 @@ class GameStore:
         except sqlite3.Error as error:
             raise RecordError(f"{self.path}: game archive error ({error})") from None
 
+    def _transaction(self, statements: List[Tuple[str, Tuple]]) -> None:
+        """Run statements as one durable transaction (all or nothing)."""
+        with self._writing() as db:
+            for sql, args in statements:
+                db.execute(sql, args)
+
     # -- writing ------------------------------------------------------------------
     def new_game(self, start_fpn: str, rules: Any = "official", tags: Optional[Dict[str, str]] = None,
                  mode: str = "referee", started: Optional[str] = None) -> int:
         """Start a game record; returns its id. ``rules`` is a Rules or its description."""
         rules_text = rules if isinstance(rules, str) else rules.describe()
         board = start_fpn.split()[0] if start_fpn.split() else "?"
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE")
+        with self._writing() as db:
             cursor = db.execute(
                 "INSERT INTO games (started, board, rules, start_fpn, tags, mode) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (started or _now(), board, rules_text, start_fpn,
                  json.dumps(dict(tags or {}), ensure_ascii=False), mode))
-            db.execute("COMMIT")
-        except sqlite3.Error as error:
-            raise RecordError(f"{self.path}: game archive error ({error})") from None
         return int(cursor.lastrowid)
 
     def insert_game(self, start_fpn: str, rules: str, tags: Dict[str, str], mode: str,
@@ -235,32 +238,23 @@ class GameStore:
         if result not in _RESULTS:
             raise RecordError(f"result {result!r} is not one of {', '.join(_RESULTS)}")
         now = _now()
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                game_id = db.execute(
-                    "INSERT INTO games (started, finished, board, rules, start_fpn, tags, mode, "
-                    "result, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (started or now, None if result == "*" else now, start_fpn.split()[0],
-                     rules, start_fpn, json.dumps(dict(tags), ensure_ascii=False), mode,
-                     result, reason)).lastrowid
-                db.executemany(
-                    "INSERT INTO moves (game_id, ply, token, fpn_after, time, played_on) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    [(game_id, i + 1, token, fpn, now, int(played_on))
-                     for i, (token, fpn, played_on) in enumerate(moves)])
-                db.executemany(
-                    "INSERT INTO events (game_id, ply, time, kind, data) VALUES (?, ?, ?, ?, ?)",
-                    [(game_id, ply, now, "comment",
-                      json.dumps({"event": "comment", "text": text}, ensure_ascii=False))
-                     for ply, text in comments])
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        except sqlite3.Error as error:
-            raise RecordError(f"{self.path}: game archive error ({error})") from None
+        with self._writing() as db:
+            game_id = db.execute(
+                "INSERT INTO games (started, finished, board, rules, start_fpn, tags, mode, "
+                "result, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (started or now, None if result == "*" else now, start_fpn.split()[0],
+                 rules, start_fpn, json.dumps(dict(tags), ensure_ascii=False), mode,
+                 result, reason)).lastrowid
+            db.executemany(
+                "INSERT INTO moves (game_id, ply, token, fpn_after, time, played_on) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(game_id, i + 1, token, fpn, now, int(played_on))
+                 for i, (token, fpn, played_on) in enumerate(moves)])
+            db.executemany(
+                "INSERT INTO events (game_id, ply, time, kind, data) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, ply, now, "comment",
+                  json.dumps({"event": "comment", "text": text}, ensure_ascii=False))
+                 for ply, text in comments])
         return int(game_id)
 
     def add_move(self, game_id: int, ply: int, token: str, fpn_after: str, *,
