@@ -438,73 +438,65 @@ def run_loop(table: Table, grabber: FrameGrabber, surface, ui, *, headless: bool
     restarts the service) and STOPPING=1 on the way out.
     Requests queued on ``table.requests`` (GPIO buttons) are carried out here, in order.
     """
+    import pygame
+
     from .render import Renderer
 
     renderer = Renderer()
     began = time.monotonic()
+    last_draw = 0.0
     if watchdog is not None:
         watchdog.ready("table running")
     try:
         with _Stop() as signals:
-            return _turns(table, grabber, surface, ui, renderer, signals, headless, began,
-                          max_seconds, on_frame, redraw_seconds, stop, watchdog)
+            while True:
+                if signals.requested:
+                    return "signal"
+                if (stop is not None and stop()) or \
+                        (max_seconds is not None and time.monotonic() - began > max_seconds):
+                    return "stopped"
+                dirty = False
+                if not headless:
+                    for event in pygame.event.get():
+                        if event.type == pygame.VIDEORESIZE:
+                            surface = pygame.display.get_surface()
+                            dirty = True
+                            continue
+                        if renderer.layout is None:
+                            continue
+                        for action in table.actions(event, ui, renderer.layout):
+                            if action.name == "quit":
+                                return "quit"
+                            dirty = table.act(action) or dirty
+                        dirty = dirty or ui.dirty
+                while True:
+                    try:
+                        request = table.requests.get_nowait()
+                    except queue.Empty:
+                        break
+                    dirty = table.act(request) or dirty
+                got = grabber.latest(timeout=0.03)
+                if got is not None:
+                    index, frame = got
+                    dirty = table.feed(frame, index) or True
+                    if watchdog is not None:
+                        watchdog.ping()
+                lost = grabber.lost()
+                dirty = table.camera(lost is None) or dirty
+                if grabber.ended and got is None:
+                    return "ended"
+                now = time.monotonic()
+                if dirty or now - last_draw >= redraw_seconds:
+                    renderer.draw(surface, table.model, ui, table.frame, table.grid())
+                    ui.dirty = False
+                    last_draw = now
+                    if not headless:
+                        pygame.display.flip()
+                    if on_frame is not None:
+                        on_frame(surface)
     finally:
         if watchdog is not None:
             watchdog.stopping()
-
-
-def _turns(table, grabber, surface, ui, renderer, signals, headless, began, max_seconds,
-           on_frame, redraw_seconds, stop, watchdog) -> str:
-    import pygame
-
-    last_draw = 0.0
-    while True:
-        if signals.requested:
-            return "signal"
-        if stop is not None and stop():
-            return "stopped"
-        if max_seconds is not None and time.monotonic() - began > max_seconds:
-            return "stopped"
-        dirty = False
-        if not headless:
-            for event in pygame.event.get():
-                if event.type == pygame.VIDEORESIZE:
-                    surface = pygame.display.get_surface()
-                    dirty = True
-                    continue
-                layout = renderer.layout
-                if layout is None:
-                    continue
-                for action in table.actions(event, ui, layout):
-                    if action.name == "quit":
-                        return "quit"
-                    dirty = table.act(action) or dirty
-                dirty = dirty or ui.dirty
-        while True:
-            try:
-                request = table.requests.get_nowait()
-            except queue.Empty:
-                break
-            dirty = table.act(request) or dirty
-        got = grabber.latest(timeout=0.03)
-        if got is not None:
-            index, frame = got
-            dirty = table.feed(frame, index) or True
-            if watchdog is not None:
-                watchdog.ping()
-        lost = grabber.lost()
-        dirty = table.camera(lost is None) or dirty
-        if grabber.ended and got is None:
-            return "ended"
-        now = time.monotonic()
-        if dirty or now - last_draw >= redraw_seconds:
-            renderer.draw(surface, table.model, ui, table.frame, table.grid())
-            ui.dirty = False
-            last_draw = now
-            if not headless:
-                pygame.display.flip()
-            if on_frame is not None:
-                on_frame(surface)
 
 
 def _image_size(frame) -> Optional[Tuple[int, int]]:
