@@ -4,13 +4,17 @@
 observation of the board into events (:mod:`.events`). It never decides cell by cell: it
 compares the whole board with everything legal play can produce (:mod:`.tracker`) and
 
-- commits a move (or up to three consecutive plies) when exactly one legal result fits;
+- commits a move (or up to three consecutive plies) when exactly one legal result fits,
+  each ply seen: it leaves a trace on the board and the cells it touches are readable;
 - says ``RemoveCaptured`` while a capture has landed but jumped stacks still stand;
-- waits (``MoveAmbiguous``) when several legal results fit equally well;
-- after the same unexplained board has been seen ``patience`` times, reports a
-  ``Violation`` (an attempted move the engine can name) or ``OutOfSync`` (no action
-  explains it), and leaves that state as soon as the board fits the position again or
-  the legal result of a move.
+- waits (``MoveAmbiguous``) when several legal results fit equally well, or asks when
+  the one that fits was not fully seen;
+- a board seen ``patience`` times that nothing fits may still be a fourth ply, or a
+  legal move beside one misread cell (which then counts as no evidence while it reads
+  so); otherwise it reports a ``Violation`` (an attempted move the engine can name) or
+  ``OutOfSync`` (no action explains it), and leaves that state as soon as the board,
+  with every cell the report named readable, fits the position again or the legal
+  result of a move.
 
 Every committed move is written to the :class:`~fenix_table.record.store.GameStore`
 before the event announcing it is returned.
