@@ -261,7 +261,7 @@ class Table:
                       draw_offered=model.draw_offer is not None,
                       history_len=len(model.review_history()[0]),
                       image_size=_image_size(self.frame),
-                      choices=model.choices(), fixes=model.fixes())
+                      choices=model.choices(), fixes=model.fixes(), board=model.size)
 
     def act(self, action) -> bool:
         """Carry out one :class:`~fenix_table.display.controls.Action` (except ``quit``).

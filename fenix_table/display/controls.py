@@ -8,17 +8,20 @@ calls the referee; nothing here changes the game.
 Keys: N new game, U undo, D offer/accept draw, X decline draw, R resign, C calibrate,
 V review (PgUp/PgDn: older/newer saved games), I camera inset, L language, O rotate, Esc/Q close or quit, arrows in review;
 1-4 pick one of the moves the camera cannot tell apart, K confirm that the board is right
-(the camera misreads it), P play on from the board (casual mode).
+(the camera misreads it), P play on from the board (casual mode). While the camera cannot
+tell moves apart, touching the cell a stone went to picks the move (a setup stacking move
+may have twenty candidates, more than the four buttons show).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import pygame
 
 from .i18n import LANGUAGES
-from .layout import Layout
+from .layout import BoardGeometry, Layout
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,10 @@ class UiState:
     choice: NewGameChoice = field(default_factory=NewGameChoice)
     review_ply: int = 0
     corners: List[Tuple[float, float]] = field(default_factory=list)
+    # Cells touched on the board to narrow the moves the camera cannot tell apart, and
+    # the choices they were touched for (new choices start afresh).
+    picked: Tuple[str, ...] = ()
+    picked_for: Tuple[str, ...] = ()
     dirty: bool = True
 
     def next_language(self) -> None:
@@ -78,6 +85,37 @@ KEYS = {
     pygame.K_i: "camera", pygame.K_l: "language", pygame.K_o: "rotate",
     pygame.K_k: "confirm_board", pygame.K_p: "play_on",
 }
+
+
+def landings(choice: str) -> set:
+    """The cells the plies of a choice (``"c2-c3"``, ``"a2-b3 f8xf6xd6"``) put a stone on."""
+    return {cell for token in choice.split() for cell in re.split("[-x]", token)[1:]}
+
+
+def narrowed(choices: Sequence[str], ui: UiState) -> Tuple[str, ...]:
+    """The choices that put a stone on every cell the players touched (all of them when
+    nothing was touched for these choices)."""
+    choices = tuple(choices)
+    if not ui.picked or ui.picked_for != choices:
+        return choices
+    return tuple(c for c in choices if set(ui.picked) <= landings(c)) or choices
+
+
+def _pick(cell: str, choices: Tuple[str, ...], ui: UiState) -> List["Action"]:
+    """A touch on the board while moves are in question: narrow them to those landing
+    there (and on the cells touched before); confirm when one is left."""
+    before = ui.picked if ui.picked_for == choices else ()
+    picked = before + (cell,) if cell not in before else before
+    kept = [c for c in choices if set(picked) <= landings(c)]
+    if not kept:   # a fresh start from this cell
+        picked = (cell,)
+        kept = [c for c in choices if cell in landings(c)]
+    ui.dirty = True
+    if len(kept) == 1:
+        ui.picked, ui.picked_for = (), ()
+        return [_confirm(kept[0])]
+    ui.picked, ui.picked_for = (picked, choices) if kept else ((), ())
+    return []
 
 
 def choice_rects(layout: Layout, choices) -> dict:
@@ -144,18 +182,23 @@ def calibration_view(layout: Layout, image_size: Tuple[int, int]) -> pygame.Rect
 
 def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
            draw_offered: bool = False, history_len: int = 1,
-           image_size: Optional[Tuple[int, int]] = None, choices=(), fixes=()) -> List[Action]:
+           image_size: Optional[Tuple[int, int]] = None, choices=(), fixes=(),
+           board: str = "9x9") -> List[Action]:
     """One pygame event -> actions. Updates ``ui`` in place (sets ``ui.dirty``).
 
     ``choices``: the move sequences the referee asks the players to pick from (shown as
-    buttons in place of the usual ones); ``fixes``: the banner's buttons
-    (:meth:`~fenix_table.display.model.TableModel.fixes`).
+    buttons in place of the usual ones; a touch on the board narrows them); ``fixes``:
+    the banner's buttons (:meth:`~fenix_table.display.model.TableModel.fixes`);
+    ``board``: the board's size ("9x9" or "7x8"), to tell which cell a touch is on.
     """
     if event.type == pygame.QUIT:
         return [Action("quit")]
+    choices = tuple(choices)
+    shown = narrowed(choices, ui)
     if event.type == pygame.KEYDOWN:
-        if ui.dialog is None and event.key in CHOICE_KEYS[:len(choices)]:
-            return [_confirm(choices[CHOICE_KEYS.index(event.key)])]
+        if ui.dialog is None and event.key in CHOICE_KEYS[:len(shown)]:
+            ui.picked = ()
+            return [_confirm(shown[CHOICE_KEYS.index(event.key)])]
         return _key(event.key, ui, side_to_move, draw_offered, history_len)
     pos = None
     if event.type == pygame.MOUSEBUTTONDOWN and getattr(event, "button", 1) == 1:
@@ -167,9 +210,15 @@ def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
     if pos is None:
         return []
     if ui.dialog is None:
-        for name, rect in choice_rects(layout, choices).items():
+        for name, rect in choice_rects(layout, shown).items():
             if rect.collidepoint(pos):
-                return [_confirm(choices[int(name[7:])])]
+                ui.picked = ()
+                return [_confirm(shown[int(name[7:])])]
+        files, ranks = (9, 9) if board == "9x9" else (7, 8)
+        cell = BoardGeometry(layout.board, files, ranks, ui.rotation).cell_at(pos) \
+            if choices else None
+        if cell is not None:
+            return _pick(cell, choices, ui)
         for name, rect in fix_rects(layout, fixes).items():
             if rect.collidepoint(pos):
                 return _button(name[4:], ui, "red", False, 1)

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import pygame
 
 from .controls import (NEW_GAME_ROWS, UiState, calibration_view, choice_rects, dialog_rects,
-                       fix_rects)
+                       fix_rects, narrowed)
 from .i18n import Translator
 from .layout import BUTTONS, BoardGeometry, Layout, make_layout
 from .model import TableModel, format_clock, placement_of, token_cells
@@ -613,7 +613,7 @@ class Renderer:
                     continue
                 self._button(surface, rect, labels[name], False, layout, "button", drawn)
             return
-        choices = model.choices()
+        choices = narrowed(model.choices(), ui)
         if ui.dialog is None and choices:
             for name, rect in choice_rects(layout, choices).items():
                 i = int(name[7:])

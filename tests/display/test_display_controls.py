@@ -5,8 +5,8 @@ import pytest
 
 from fenix_table.display.app import GameSetup, Table
 from fenix_table.display.controls import (Action, UiState, calibration_view, choice_rects,
-                                          dialog_rects, handle)
-from fenix_table.display.layout import make_layout
+                                          dialog_rects, handle, narrowed)
+from fenix_table.display.layout import BoardGeometry, make_layout
 from fenix_table.display.render import Renderer
 from fenix_table.record import GameStore
 from fenix_table.referee.synthetic import observe_placement
@@ -133,3 +133,37 @@ def test_review_steps_through_this_game_and_stored_games(tmp_path):
     press("close")
     assert table.model.reviewed is None and ui.dialog is None
     store.close()
+
+
+def test_touching_the_cell_a_stone_went_to_picks_among_many_moves():
+    layout = make_layout(800, 480)
+    ui = UiState(rotation=1)
+    geo = BoardGeometry(layout.board, 7, 8, ui.rotation)
+
+    def touch_cell(cell):
+        return handle(click(geo.centre(cell)), ui, layout, choices=choices, board="7x8")
+
+    # A setup stacking move the camera saw only as c2 emptied: sixteen candidates, four
+    # buttons.
+    choices = tuple(f"c2-{cell}" for cell in ("a1", "a2", "a3", "b1", "b2", "b3", "c1", "c3",
+                                               "d1", "d2", "d3", "e1", "e2", "f1"))
+    choices += ("a2-b3 f8-e8", "a2-b3 f8-f7")
+    assert touch_cell("c3") == \
+        [Action("confirm", (("tokens", ("c2-c3",)),))]
+    assert ui.picked == ()
+    # b3 is where three of them land: the buttons narrow to those three.
+    assert touch_cell("b3") == []
+    assert narrowed(choices, ui) == ("c2-b3", "a2-b3 f8-e8", "a2-b3 f8-f7")
+    rect = choice_rects(layout, narrowed(choices, ui))["choice:2"]
+    assert handle(click(rect.center), ui, layout, choices=choices, board="7x8") == \
+        [Action("confirm", (("tokens", ("a2-b3", "f8-f7")),))]
+    assert ui.picked == ()
+    # ... or a second touch (e8) leaves one.
+    touch_cell("b3")
+    assert touch_cell("e8") == \
+        [Action("confirm", (("tokens", ("a2-b3", "f8-e8")),))]
+    # Touches for other choices do not narrow new ones; a cell no move lands on, nothing.
+    touch_cell("b3")
+    assert narrowed(("g1-g2", "g1-f1"), ui) == ("g1-g2", "g1-f1")
+    assert touch_cell("g8") == []
+    assert narrowed(choices, ui) == choices
