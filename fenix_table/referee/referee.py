@@ -37,6 +37,9 @@ _MAX_VIOLATION_CELLS = 4
 #: The most undecided explanations carried on while play goes on (each is searched from
 #: again on every reading); beyond it the players must say what happened.
 _MAX_OPEN = 32
+#: The most explanations offered to the players to pick from (on the display they narrow
+#: them by touching the cells the stones went to).
+_MAX_LISTED = 400
 
 
 class Referee:
@@ -272,7 +275,7 @@ class Referee:
             self._unfit_key, self._unfit_count = None, 0
             options = decision.options
             self._open = list(options) if len(options) <= _MAX_OPEN else []
-            return events + self._ambiguous(options, frame)
+            return events + self._ambiguous(options, frame, decision.complete)
         # Nothing fits exactly. Only a board seen ``patience`` times is acted on.
         if not self._persisted(reading):
             return events
@@ -443,9 +446,10 @@ class Referee:
             events += self._height_notice(warnings, frame)
         return events
 
-    def _ambiguous(self, options: List[Candidate], frame) -> List[ev.Event]:
-        if not options or len(options) > _MAX_OPEN:
-            # Too many ways to explain the board (several stacking moves, no heights).
+    def _ambiguous(self, options: List[Candidate], frame, complete: bool = True) -> List[ev.Event]:
+        if not options or not complete or len(options) > _MAX_LISTED:
+            # Too many ways to explain the board (several stacking moves, no heights), or
+            # the search gave up before finding them all: nothing to offer.
             cells = tuple(sorted(self._last_reading.diff(self.position.stacks())))
             if self._said.get("ambiguous") == cells:
                 return []

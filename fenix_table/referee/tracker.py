@@ -260,6 +260,7 @@ class Decision:
     kind: str
     candidate: Optional[Candidate] = None
     options: List[Candidate] = field(default_factory=list)
+    complete: bool = True       # False: the search gave up, ``options`` may miss some
     height_warnings: Tuple[str, ...] = ()
     routes: Tuple[Tuple[str, ...], ...] = ()
 
@@ -308,7 +309,7 @@ def decide(candidates: List[Candidate], reading: BoardReading,
     """
     if not candidates:
         return Decision("none") if getattr(candidates, "complete", True) else \
-            Decision("ambiguous")
+            Decision("ambiguous", complete=False)
     fewest = min(len(c.moves) for c in candidates)
     if fewest == 0:
         unchanged = next(c for c in candidates if not c.moves)
@@ -327,7 +328,7 @@ def decide(candidates: List[Candidate], reading: BoardReading,
     least = min(len(conflicts) for _, conflicts in best)
     best = [(cand, conflicts) for cand, conflicts in best if len(conflicts) == least]
     if not getattr(candidates, "complete", True):
-        return Decision("ambiguous", options=[cand for cand, _ in best])
+        return Decision("ambiguous", options=[cand for cand, _ in best], complete=False)
     if len(best) > 1 and _same_result([cand for cand, _ in best]):
         # The board cannot show where a chain landed in between or which of two plies
         # came first, and the game is the same: commit the first and name the others.

@@ -237,3 +237,19 @@ def test_a_capture_chain_ending_where_it_began_is_seen_by_its_jumps():
     events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
     assert [e.move for e in events if e.kind == "move_committed"] == ["e4xc2xc4xe4"]
     assert ref.position == seen
+
+
+def test_two_setup_plies_without_heights_are_all_offered_to_pick_from():
+    # Red stacked c2 somewhere, Black f7 somewhere, between two still boards, and no
+    # height can be read: hundreds of pairs fit. Too many to follow, but every one is
+    # offered, so the players can pick theirs (on the display, by touching the cells).
+    start = Position.start("7x8")
+    ref = started(start)
+    seen = after(start, "c2-c3", "f7-g3")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1, heights=False))
+    asked = [e for e in events if e.kind == "move_ambiguous"]
+    assert len(asked) == 1 and len(asked[0].moves) > 32
+    assert "c2-c3 f7-g3" in asked[0].moves
+    assert ref.moves == []
+    ref.confirm(["c2-c3", "f7-g3"])
+    assert ref.position == seen
