@@ -11,7 +11,8 @@ restores the board and plays legally). In 3% of still periods one cell is misrea
 every frame (glare); reports naming that cell or the move it hides are counted apart.
 
 Part 2 (rendered frames): a few shorter games rendered with the frame generator
-(``fenix_table.sim``) and read by the full vision pipeline, when it runs here.
+(``fenix_table.sim``) at the table camera's 1280x960 (``--size``) and read by the full
+vision pipeline, when it runs here.
 
 Printed figures:
 - move recognition: plies the referee committed by itself with the right position;
@@ -271,7 +272,7 @@ def synthetic(games: int, seed: int, fps: float) -> Tally:
     return tally
 
 
-def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
+def rendered(games: int, seed: int, plies: int, size=(1280, 960)) -> Optional[Tally]:
     """A few games through the frame generator and the full vision pipeline."""
     from dataclasses import replace
 
@@ -286,7 +287,8 @@ def rendered(games: int, seed: int, plies: int) -> Optional[Tally]:
         rng = random.Random(seed + g)
         nrng = np.random.default_rng(seed + g)
         # Stones stay put between frames (the generator re-jitters them per frame otherwise).
-        scene = replace(random_scene(nrng, board, hard=False, hand=False), jitter=0.0)
+        scene = replace(random_scene(nrng, board, image_size=size, hard=False, hand=False),
+                        jitter=0.0)
         truth = Game(Position.start(board))
         vision = Vision(board="auto", stable_frames=3)
         ref: Optional[Referee] = None
@@ -404,8 +406,11 @@ def main(argv=None) -> int:
     parser.add_argument("--rendered-plies", type=int, default=40,
                         help="plies per rendered game (default 40: setup and battle)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--size", default="1280x960",
+                        help="rendered frame size (default 1280x960, the table's camera mode)")
     parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
     args = parser.parse_args(argv)
+    size = tuple(int(v) for v in args.size.split("x"))
     began = time.perf_counter()
     tally = synthetic(args.games, args.seed, args.fps)
     report("Part 1: synthetic observations from ground truth with camera noise", tally, args.fps)
@@ -413,7 +418,7 @@ def main(argv=None) -> int:
     if args.rendered:
         began = time.perf_counter()
         try:
-            rtally = rendered(args.rendered, args.seed, args.rendered_plies)
+            rtally = rendered(args.rendered, args.seed, args.rendered_plies, size)
         except Exception as error:   # the vision pipeline is a separate stage; say why
             print(f"== Part 2: rendered frames through vision: not run ({type(error).__name__}: "
                   f"{error}) ==")
