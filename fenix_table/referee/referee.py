@@ -302,9 +302,11 @@ class Referee:
             # fits every colour is taken, with a warning about the heights.
             fallback = decide(search(position, self.rules, reading, 1, use_heights=False),
                               reading, heights="prefer")
-            if fallback.kind == "move" and _stacked_against_height(fallback.candidate, reading):
-                # A stacking move shows only as a taller stack. Read as not taller, either
-                # the height or the emptied cell (glare) is misread: the players say which.
+            # A stacking move shows only as a taller stack. Read as not taller, either the
+            # height or the emptied cell (glare) is misread: the players say which.
+            if fallback.kind == "move" and any(
+                    m.stacking and m.path[-1] in fallback.height_warnings
+                    for m in fallback.candidate.moves):
                 fallback = Decision("ambiguous", options=[fallback.candidate])
             if fallback.kind in ("move", "ambiguous"):
                 decision = fallback
@@ -781,13 +783,6 @@ class Referee:
 
 
 # ---------------------------------------------------------------------------------------
-
-def _stacked_against_height(cand: Candidate, reading: BoardReading) -> bool:
-    """True when a stacking move of ``cand`` lands where the camera confidently reads
-    another height than the stack it builds."""
-    conflicts = set(reading.height_conflicts(cand.placement))
-    return any(m.stacking and m.path[-1] in conflicts for m in cand.moves)
-
 
 def _attempted(position: Position, seen) -> Optional[str]:
     """The move token the board suggests was attempted, or None when it names none."""
