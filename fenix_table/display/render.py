@@ -180,8 +180,8 @@ class Renderer:
                 else:
                     lines.append(line)
                     line = word
-                lines.extend(self._hyphenate(line, font, width)[:-1])
-                line = self._hyphenate(line, font, width)[-1]
+                *broken, line = self._hyphenate(line, font, width)
+                lines.extend(broken)
             lines.append(line)
         return [line.replace(SHY, "") for line in lines]
 
