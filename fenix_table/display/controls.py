@@ -30,9 +30,10 @@ class Action:
 
     Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
     ``decline_draw``, ``resign`` (side), ``confirm`` (tokens: the plies that happened, or
-    none to confirm the board), ``play_on``, ``move_done`` (the move button: judge the board now), ``clock`` (side: that
-    side pressed its clock button), ``review_game`` (step: -1 an older stored game, +1 a
-    newer one, 0 back to this game), ``calibrate_auto``, ``calibrate_corners``
+    none to confirm the board), ``play_on``, ``move_done`` (the move button: judge the
+    board now), ``clock`` (side: that side pressed its clock button), ``review_game``
+    (step: -1 an older stored game, +1 a newer one, 0 back to this game),
+    ``calibrate_auto``, ``calibrate_corners``
     (corners: four image points, a1's corner first, along rank 1), ``quit``.
     """
 

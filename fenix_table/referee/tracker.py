@@ -137,8 +137,8 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
     ply must leave at most ``tolerance`` differing cells; when every ply left is a setup
     ply (each empties one cell and grows one stack) a board needing more than they can
     give is dropped; with ``use_heights`` a stacking move may not build a stack higher
-    than the camera confidently reads there (stacks never shrink in place). At most ``budget`` positions
-    are expanded; beyond it ``complete`` is False.
+    than the camera confidently reads there (stacks never shrink in place). At most
+    ``budget`` positions are expanded; beyond it ``complete`` is False.
     """
     from ..rules import legal_moves, play
 

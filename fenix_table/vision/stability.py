@@ -10,8 +10,8 @@ each cell's colour, its lowest colour confidence, and the height claimed most of
 One flicker is not motion: with three frames or more, cells whose colour differs in just
 one of them (the same odd frame for all) are passed on as unreadable (confidence 0)
 rather than holding the whole board back. A cell on a colour boundary that flips every
-other frame would otherwise keep the referee from ever seeing the board. Two frames that each differ from the rest somewhere
-mean the board moved.
+other frame would otherwise keep the referee from ever seeing the board. Two frames that
+each differ from the rest somewhere mean the board moved.
 """
 from __future__ import annotations
 
