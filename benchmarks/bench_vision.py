@@ -45,6 +45,7 @@ class Tally:
         self.cells = self.colour_wrong = 0
         self.stacks = self.claimed = self.height_wrong = 0
         self.frames = 0
+        self.by_face: Dict[str, List[int]] = {"9x9": [0, 0], "7x8": [0, 0]}
 
     def add(self, obs, cal, truth) -> None:
         """Score one observation against the truth; cells matched by image position
@@ -62,6 +63,8 @@ class Tally:
             r = obs.cells[name]
             self.cells += 1
             self.colour_wrong += r.color != colour
+            self.by_face[truth.board][0] += r.color != colour
+            self.by_face[truth.board][1] += 1
             if colour != "empty" and r.color == colour:
                 self.stacks += 1
                 if r.height is not None:
@@ -71,7 +74,8 @@ class Tally:
     def lines(self, label: str) -> List[str]:
         pct = lambda a, b: 100.0 * a / b if b else float("nan")
         return [f"{label}: colour errors {self.colour_wrong} of {self.cells} cells "
-                f"({pct(self.colour_wrong, self.cells):.3f}%) in {self.frames} frames",
+                f"({pct(self.colour_wrong, self.cells):.3f}%) in {self.frames} frames; "
+                + ", ".join(f"{face} {e} of {n} ({pct(e, n):.3f}%)" for face, (e, n) in self.by_face.items()),
                 f"{label}: heights claimed for {pct(self.claimed, self.stacks):.1f}% of {self.stacks} stacks, "
                 f"wrong {self.height_wrong} ({pct(self.height_wrong, self.claimed):.2f}% of claimed)"]
 
