@@ -61,18 +61,16 @@ def _rect_to_image(calibration: Calibration, ppc: int, pad: int, scale: float) -
 
 
 class Rectifier:
-    """Warps frames of one calibration (and frame size) to the rectified Lab image.
+    """Warps frames of one calibration to the rectified Lab image.
 
     The warp's source position of every rectified pixel is worked out once, as OpenCV's
     fixed-point remap tables: a frame then costs one remap instead of a perspective
     warp (0.8 ms instead of 1.06 on one core at 1280x960)."""
 
-    def __init__(self, calibration: Calibration, frame_shape: Tuple[int, int],
-                 config: ReaderConfig = DEFAULT_READER):
+    def __init__(self, calibration: Calibration, config: ReaderConfig = DEFAULT_READER):
         width, height = DIMENSIONS[calibration.board]
         self.ppc = config.pixels_per_cell
         self.pad = int(round(config.pad_cells * self.ppc))
-        self.frame_shape = tuple(frame_shape[:2])
         corners = np.array(calibration.corners)
         image_ppc = max(np.linalg.norm(corners[1] - corners[0]) / width,
                         np.linalg.norm(corners[3] - corners[0]) / height)
@@ -103,7 +101,7 @@ class Rectifier:
 def rectify(frame_bgr: np.ndarray, calibration: Calibration, config: ReaderConfig = DEFAULT_READER) -> Rectified:
     """Warp the board of ``frame_bgr`` to the rectified Lab image (one frame; a
     :class:`CellReader` keeps its :class:`Rectifier` for the next)."""
-    return Rectifier(calibration, frame_bgr.shape, config)(frame_bgr)
+    return Rectifier(calibration, config)(frame_bgr)
 
 
 class CellReader:
@@ -135,7 +133,7 @@ class CellReader:
         self.net = shipped_net(self.board, "calibrated" if self.calibrated else "default")
         self.room_net = shipped_net(self.board, "calibrated")
         self.stacks = StackHeights(calibration, config.heights)
-        self.rectifier: Optional[Rectifier] = None
+        self.rectifier = Rectifier(calibration, config)
         self.last: Optional[Rectified] = None
 
     # -- colour --------------------------------------------------------------------------
@@ -170,8 +168,6 @@ class CellReader:
         whether an arm is over the board and which cells it covers."""
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3:
             raise ValueError("frame must be a BGR image")
-        if self.rectifier is None or self.rectifier.frame_shape != frame_bgr.shape[:2]:
-            self.rectifier = Rectifier(self.calibration, frame_bgr.shape, self.config)
         rect = self.rectifier(frame_bgr)
         self.last = rect
         X = self.features(rect)
