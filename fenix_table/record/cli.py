@@ -124,15 +124,7 @@ def _show(store, game_id: int, as_json: bool, out) -> None:
 
 
 def _event_line(data) -> str:
-    kind = data.get("event", "?")
-    if kind == "violation":
-        return f"violation: {data.get('attempted') or '?'}: {data.get('explanation', '')}"
-    if kind == "violation_cleared":
-        return f"violation resolved: {data.get('resolution', '')}"
-    if kind == "game_over":
-        return f"game over: {data.get('text', '')}"
-    if kind == "out_of_sync":
-        return f"board out of sync at {' '.join(data.get('cells', []))}"
-    if kind == "comment":
+    if data.get("event") == "comment":
         return "{" + str(data.get("text", "")) + "}"
-    return kind.replace("_", " ")
+    from fenix_table.referee.events import describe
+    return describe(data)

@@ -45,6 +45,7 @@ def run_track(args) -> int:
     from ..record.store import GameStore
     from ..rules import Position, Rules
     from ..vision import Calibration, Vision, open_source
+    from .events import describe
     from .referee import Referee
 
     rules = Rules.from_strings(args.rules, args.option)
@@ -115,41 +116,3 @@ def run_track(args) -> int:
             raise RecordError(f"cannot write {args.output}: {error.strerror}") from None
     store.close()
     return 0
-
-
-def describe(event) -> str:
-    """One line of plain text for an event (``fenix-table track`` without ``--json``)."""
-    kind = event.kind
-    if kind == "game_started":
-        return f"game {event.game_id} started: {event.fpn} ({event.rules})"
-    if kind == "turn_started":
-        left = f", {event.setup_moves_left} setup moves left" if event.setup_moves_left else ""
-        duty = {"K": ", must recreate the King", "G": ", may create a General"}.get(event.duty, "")
-        return f"{event.side} to move{duty}{left}"
-    if kind == "capture_required":
-        return f"{event.side} must capture: {' '.join(event.moves)}"
-    if kind == "remove_captured":
-        return f"{event.move}: take off {' '.join(event.cells)}"
-    if kind == "move_committed":
-        return f"move {event.ply}: {event.side} {event.move}"
-    if kind == "move_ambiguous":
-        options = ", ".join(event.moves) if event.moves else "too many"
-        return f"cannot tell the move apart ({options}); look at {' '.join(event.cells)}"
-    if kind == "violation":
-        attempted = f"{event.attempted}: " if event.attempted else ""
-        return f"VIOLATION {attempted}{event.explanation}; restore {event.restore_to}"
-    if kind == "violation_cleared":
-        return f"violation resolved ({event.resolution})"
-    if kind == "out_of_sync":
-        return f"board out of sync at {' '.join(event.cells)}; expected {event.expected_fpn}"
-    if kind == "in_sync":
-        return "board matches the game"
-    if kind == "notice":
-        return f"note: {event.message}"
-    if kind == "game_over":
-        return f"game over: {event.text} ({event.result})"
-    if kind == "move_undone":
-        return f"took back {event.move}"
-    if kind == "draw_offered":
-        return f"{event.side} offers a draw"
-    return kind.replace("_", " ")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional, Tuple
+from typing import Any, ClassVar, Mapping, Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -164,3 +164,52 @@ class GameOver(Event):
     winner: Optional[str]  # "red" | "black" | None for a draw
     reason: str
     text: str
+
+
+def describe(event: Union[Event, Mapping[str, Any]]) -> str:
+    """One line of plain English for an event, or for its ``to_json()`` form as the game
+    archive stores it (``fenix-table track`` and ``fenix-table games show`` print these).
+    Fields missing from a stored event read as blank rather than failing."""
+    data = event.to_json() if isinstance(event, Event) else event
+
+    def get(name: str) -> Any:
+        value = data.get(name)
+        return "" if value is None else value
+
+    def cells(name: str) -> str:
+        return " ".join(str(c) for c in data.get(name) or ())
+
+    kind = str(data.get("event", "event"))
+    if kind == "game_started":
+        return f"game {get('game_id')} started: {get('fpn')} ({get('rules')})"
+    if kind == "turn_started":
+        left = f", {data['setup_moves_left']} setup moves left" if data.get("setup_moves_left") else ""
+        duty = {"K": ", must recreate the King", "G": ", may create a General"}.get(data.get("duty"), "")
+        return f"{get('side')} to move{duty}{left}"
+    if kind == "capture_required":
+        return f"{get('side')} must capture: {cells('moves')}"
+    if kind == "remove_captured":
+        return f"{get('move')}: take off {cells('cells')}"
+    if kind == "move_committed":
+        return f"move {get('ply')}: {get('side')} {get('move')}"
+    if kind == "move_ambiguous":
+        options = ", ".join(data.get("moves") or ()) or "too many"
+        return f"cannot tell the move apart ({options}); look at {cells('cells')}"
+    if kind == "violation":
+        attempted = f"{data['attempted']}: " if data.get("attempted") else ""
+        return f"VIOLATION {attempted}{get('explanation')}; restore {get('restore_to')}"
+    if kind == "violation_cleared":
+        return f"violation resolved ({get('resolution')})"
+    if kind == "out_of_sync":
+        return f"board out of sync at {cells('cells')}; expected {get('expected_fpn')}"
+    if kind == "in_sync":
+        return "board matches the game"
+    if kind == "notice":
+        return f"note: {get('message')}"
+    if kind == "game_over":
+        return f"game over: {get('text')} ({get('result')})"
+    if kind == "move_undone":
+        return f"took back {get('move')}"
+    if kind == "draw_offered":
+        return f"{get('side')} offers a draw"
+    return kind.replace("_", " ")

@@ -220,3 +220,18 @@ def test_casual_mode_refuses_an_unreachable_board():
     assert events[0].code == "play_on_refused"
     assert "more red stones" in events[0].message
     assert ref.position == start
+
+
+def test_a_violation_reads_the_same_live_and_from_the_archive():
+    from fenix_table.referee.events import describe
+    start = position_of("7x8", CAPTURE)
+    ref, _ = started(start)
+    wrong = moved(start, "a1", "b2")
+    ref.observe(board(wrong, 1))                # one frame could be a misread
+    violation = ref.observe(board(wrong, 2))[0]
+    line = describe(violation)
+    assert line == f"VIOLATION a1-b2: {violation.explanation}; restore {start.fpn()}"
+    assert describe(violation.to_json()) == line
+    # An archived event missing its fields (an older or damaged record) still reads.
+    assert describe({"event": "violation"}) == "VIOLATION ; restore "
+    assert describe({"event": "out_of_sync"}).startswith("board out of sync at")
