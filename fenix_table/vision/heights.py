@@ -102,12 +102,12 @@ class StackHeights:
         lo, hi = self.config.scale_range
         return self.config.stone_thickness * lo, self.config.stone_thickness * hi
 
-    def shifts(self, rho: np.ndarray, z: float) -> np.ndarray:
-        """Parallax of stacks of 1..3 stones of thickness ``z`` at nadir distances ``rho``:
-        array (len(rho), 3)."""
+    def shifts(self, rho: np.ndarray, z) -> np.ndarray:
+        """Parallax of stacks of 1..3 stones of thickness ``z`` (a number, or an array
+        broadcasting against ``rho``) at nadir distances ``rho``: shape (..., 3)."""
         H = self.pose.height
-        k = np.arange(1, 4)
-        return rho[:, None] * (k * z) / (H - k * z)
+        kz = np.arange(1, 4) * np.asarray(z, float)[..., None]
+        return np.asarray(rho, float)[..., None] * kz / (H - kz)
 
     def measure(self, frame_bgr: np.ndarray, classes: np.ndarray, todo: np.ndarray
                 ) -> Dict[int, Tuple[float, float, float, float]]:
@@ -179,49 +179,37 @@ class StackHeights:
         """Heights from :meth:`measure`'s shifts. All stacks of a frame share one stone
         thickness (and one camera height, which a located grid only roughly tells): the
         thickness that puts the most shifts on whole stone counts is the frame's, when
-        enough stacks show it; each stack is then claimed against that thickness."""
+        enough stacks show it; each stack is then claimed against that thickness: k
+        when its shift, give or take its error, fits the parallax of k stones only."""
         cfg = self.config
+        if not measured:
+            return {}
+        cells = np.array(list(measured), int)
+        shift, rho, rms, sigma = np.array(list(measured.values()), float).T
         z_lo, z_hi = self.thickness_range()
-        good = [m for m in measured.values() if m[2] <= cfg.max_rms]
-        if len(good) >= cfg.min_frame:
-            shift, rho, _, sigma = (np.array(v) for v in zip(*good))
+        good = rms <= cfg.max_rms
+        if good.sum() >= cfg.min_frame:
             zs = np.linspace(z_lo, z_hi, 61)
             # (thicknesses, stacks, counts) parallax; each stack's miss in standard errors.
-            pred = np.stack([self.shifts(rho, z) for z in zs])
-            tol = sigma + cfg.frame_slack * pred[:, :, 0]
-            miss = np.min(np.abs(pred - shift[None, :, None]), axis=2) / tol
+            pred = self.shifts(rho[good][None, :], zs[:, None])
+            tol = sigma[good] + cfg.frame_slack * pred[:, :, 0]
+            miss = np.min(np.abs(pred - shift[good][None, :, None]), axis=2) / tol
             score = np.exp(-0.5 * miss ** 2).sum(axis=1)
             # Ties go to the thickest: fewer stones per stack is the simpler reading.
             best = zs[len(zs) - 1 - int(np.argmax(score[::-1]))]
             z_lo, z_hi = max(z_lo, best / cfg.frame_band), min(z_hi, best * cfg.frame_band)
-        out: Heights = {}
-        for i, (shift_i, rho_i, rms_i, sigma_i) in measured.items():
-            claim = self.claim(shift_i, rho_i, rms_i, sigma_i, z_lo, z_hi)
-            if claim is not None:
-                out[i] = claim
-        return out
-
-    def claim(self, shift: float, rho: float, rms: float, sigma: float, z_lo: float, z_hi: float
-              ) -> Optional[Tuple[int, float]]:
-        """(k, confidence) when a measured top-disc ``shift`` (standard error ``sigma``,
-        fit residual ``rms``) at nadir distance ``rho`` fits exactly one stone count k for
-        thicknesses ``z_lo``..``z_hi``, else None (unknown)."""
-        cfg = self.config
-        if rms > cfg.max_rms:
-            return None
-        s_lo = self.shifts(np.array([rho]), z_lo)[0]
-        s_hi = self.shifts(np.array([rho]), z_hi)[0]
-        if s_lo[0] < cfg.min_step:
-            return None
-        # What the shift may truly be, and which counts' parallax ranges that reaches.
-        spread = cfg.sigmas * sigma + cfg.slack * s_lo[0]
+        s_lo, s_hi = self.shifts(rho, z_lo), self.shifts(rho, z_hi)          # (stacks, 3)
+        # What each shift may truly be, and which counts' parallax ranges that reaches.
+        spread = cfg.sigmas * sigma + cfg.slack * s_lo[:, 0]
         lo, hi = shift - spread, shift + spread
-        fits = [k for k in range(3) if lo <= s_hi[k] and hi >= s_lo[k]]
-        if len(fits) != 1 or (fits[0] == 0 and lo < cfg.floor * s_lo[0]):
-            return None
-        k = fits[0]
+        fits = (lo[:, None] <= s_hi) & (hi[:, None] >= s_lo)
+        k = np.argmax(fits, axis=1)
+        claimed = (good & (s_lo[:, 0] >= cfg.min_step) & (fits.sum(axis=1) == 1)
+                   & ~((k == 0) & (lo < cfg.floor * s_lo[:, 0])))
         # Surer when the shift itself, not only its error bar, lies in k's range.
-        return k + 1, 0.95 if s_lo[k] <= shift <= s_hi[k] else 0.75
+        rows = np.arange(len(k))
+        inside = (s_lo[rows, k] <= shift) & (shift <= s_hi[rows, k])
+        return {int(cells[i]): (int(k[i]) + 1, 0.95 if inside[i] else 0.75) for i in np.flatnonzero(claimed)}
 
 
 def _segment_distance(px: np.ndarray, x2: np.ndarray, colour: np.ndarray, lo: np.ndarray,
