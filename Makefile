@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: install demo play test bench
+.PHONY: install demo play test bench colour-model
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -30,3 +30,8 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_vision.py
 	$(VENV)/bin/python benchmarks/bench_referee.py
 	$(VENV)/bin/python benchmarks/bench_display.py
+
+# Refit the shipped colour classifiers (see CONTRIBUTING.md). One BLAS thread per
+# process: the fit runs one process per seed, and threads on top only contend.
+colour-model: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(VENV)/bin/python -m fenix_table.vision.training

@@ -7,7 +7,12 @@ rooms and either board face move the numbers much less than raw colours would:
   grid intersections, which stones of radius < 0.5 cell rarely cover), globally and per
   cell (a shadow or a lamp's falloff changes it locally);
 * per cell: the centre disc's Lab colour, the ring just inside a stone's edge, the
-  texture inside, and the edge strength where a stone's rim would be.
+  texture inside, and the edge strength where a stone's rim would be;
+* beyond the cell: how much light the grid lines on its four sides lose. A stone casts
+  its shadow over the line on the side away from the lamp, and the lines (light on the
+  dark face, the bare face beside dark lines on the light one) show a shadow plainly even
+  where a black stone's top matches the dark face. The sides are taken in the frame's
+  own order, shadow side first (:func:`shadow_sides`).
 
 The classifier is a small perceptron per board face (numpy only, about a thousand
 weights, fitted on generated frames of many rooms by :mod:`.training` and shipped as
@@ -30,7 +35,8 @@ RADII = (0.0, 0.1, 0.2, 0.28, 0.34, 0.39, 0.44, 0.5)   # radial profile bin edge
 FEATURES = ("dL", "da", "db", "dL_global", "texture", "ring_dL", "ring_da", "ring_db",
             "edge", "edge_rel", "local_dL", "chroma", "log_ratio", "red_share",
             "octant_min", "octant_max", "texture_rel", "contrast", "contrast_t", "corner_texture") \
-    + tuple(f"profile{i}" for i in range(len(RADII) - 1))
+    + tuple(f"profile{i}" for i in range(len(RADII) - 1)) \
+    + ("shadow_line", "lit_line", "side_line_min", "side_line_max")
 MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "colour_model.json")
 
 
@@ -73,6 +79,32 @@ def cell_patches(image: np.ndarray, width: int, height: int, ppc: int, pad: int)
     return blocks.reshape(height * width, ppc * ppc, ch)
 
 
+def border_light(L: np.ndarray, width: int, height: int, ppc: int, pad: int, half: int = 2) -> np.ndarray:
+    """(cells, 4): the brightest L across each cell side's border line (up, right, down,
+    left in the rectified image), averaged over the side's middle half, as a fraction of
+    the frame's typical border (0: as bright as usual, -0.4: lost 40% of its light)."""
+    q0, q1 = ppc // 4, 3 * ppc // 4
+    ys = pad + np.arange(height + 1) * ppc
+    rows = np.max([L[ys + d, pad:pad + width * ppc] for d in range(-half, half + 1)], axis=0)
+    across = rows.reshape(height + 1, width, ppc)[:, :, q0:q1].mean(axis=2)          # (h+1, w)
+    xs = pad + np.arange(width + 1) * ppc
+    cols = np.max([L[pad:pad + height * ppc, xs + d] for d in range(-half, half + 1)], axis=0)
+    down = cols.reshape(height, ppc, width + 1)[:, q0:q1, :].mean(axis=1)             # (h, w+1)
+    typical = np.median(np.concatenate([across.ravel(), down.ravel()])) + 1.0
+    sides = np.stack([across[:-1], down[:, 1:], across[1:], down[:, :-1]], axis=-1)
+    return sides.reshape(width * height, 4) / typical - 1.0
+
+
+def shadow_sides(sides: np.ndarray, stones: np.ndarray) -> np.ndarray:
+    """``sides`` (cells, 4, from :func:`border_light`) turned so that column 0 is the side
+    the frame's stones cast their shadows to (the darkest on average over the cells
+    ``stones`` marks; one lamp lights the whole board) and column 2 the lit side. With
+    fewer than three such cells the rectified order stays."""
+    if stones.sum() < 3:
+        return sides
+    return np.roll(sides, -int(np.argmin(sides[stones].mean(axis=0))), axis=1)
+
+
 def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, ppc: int,
                   pad: int) -> np.ndarray:
     """Feature matrix (cells x len(FEATURES)) of a rectified Lab image (float32, L 0..100)
@@ -103,6 +135,9 @@ def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, pp
     corner_std = L[:, m["corner"]].std(axis=1)
     board_texture = np.median(corner_std) + 0.3
     contrast = np.linalg.norm(centre - local, axis=1)
+    # The cells standing out most from their corners are stones whatever the room.
+    stones = (contrast >= np.percentile(contrast, 80)) & (contrast > 3)
+    sides = shadow_sides(border_light(lab[..., 0], width, height, ppc, pad), stones)
     return np.column_stack([
         centre - local,
         centre[:, 0] - board[0],
@@ -121,6 +156,10 @@ def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, pp
         contrast / (texture + corner_std + board_texture),
         np.log((corner_std + 0.3) / board_texture),
         profile,
+        sides[:, 0],
+        sides[:, 2],
+        np.minimum(sides[:, 1], sides[:, 3]),
+        np.maximum(sides[:, 1], sides[:, 3]),
     ]).astype(np.float64)
 
 

@@ -28,7 +28,7 @@ class HandConfig:
     darker: float = 0.30                       # L ratio below which it is not a shadow
     min_dL: float = 12.0                       # ... and at least this many L units apart
     misfit: float = 5.5                        # standardised feature distance: fits no class
-    arm_misfit: float = 8.0                    # an edge cell this far off is an arm's start...
+    arm_misfit: float = 7.0                    # an edge cell this far off is an arm's start...
     arm_cells: int = 3                         # ... when the misfit patch it starts has this many
     motion: float = 10.0                       # mean |change| of L over a cell centre: moving
 
