@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from .board import DIMENSIONS, cell_names
-from .colour import (CLASSES, calibrated_inputs, cell_features, class_means, colors_to_means,
+from .colour import (CLASSES, FEATURES, calibrated_inputs, cell_features, class_means, colors_to_means,
                      frame_means, means_to_colors, shipped_net)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, margin_runs
@@ -37,6 +37,7 @@ class ReaderConfig:
 
 
 DEFAULT_READER = ReaderConfig()
+_MISFIT_FEATURES = np.array([f != "contrast_t" for f in FEATURES])
 
 
 @dataclass
@@ -192,9 +193,11 @@ class CellReader:
 
     def _misfit_score(self, X: np.ndarray) -> np.ndarray:
         """How far each cell looks from all of empty, red and black: the largest
-        standardised distance from the features the classifier was fitted on."""
+        standardised distance from the features the classifier was fitted on. Stone
+        contrast over the room's own noise is left out: in a sharp, clean frame it grows
+        without bound for every stone, which says nothing about an arm."""
         Z = (X - self.net.mean[:X.shape[1]]) / self.net.std[:X.shape[1]]
-        return np.abs(Z).max(axis=1)
+        return np.abs(Z[:, _MISFIT_FEATURES]).max(axis=1)
 
     def _board_reference(self, rect: Rectified) -> np.ndarray:
         from .colour import masks, cell_patches

@@ -100,6 +100,18 @@ def test_rejects_a_non_image():
         CellReader(true_calibration(truth, (640, 480))).read(np.zeros((10, 10)))
 
 
+def test_vivid_stones_in_a_sharp_clean_frame_are_no_arm():
+    # Saturated red on a dark purple face, little noise and blur: the stones stand out
+    # from the board far more than in most rooms, which once read as an arm over the
+    # whole red camp (the referee then never saw a still board).
+    rng = np.random.default_rng(2)
+    scene = replace(random_scene(rng, "9x9", image_size=(1280, 960), hard=False, hand=False), jitter=0.0)
+    bgr, truth = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    obs = CellReader(true_calibration(truth, (1280, 960))).read(bgr)
+    assert not obs.hand and obs.occluded_cells == ()
+    assert all(obs.cells[c].color == colour for c, (colour, _) in start_placement("9x9").items())
+
+
 @pytest.mark.parametrize("seed", [1, 39])
 def test_an_arm_whose_margin_strip_looks_like_board_is_seen_on_the_board(seed):
     # These arms cross the margin where it looks like board or shadow, so only the
