@@ -156,10 +156,10 @@ class CellReader:
             if means is None:
                 break
             P = self.room_net.probabilities(calibrated_inputs(X, means))
-        # Means learned from a badly read frame mislead: past a few cells changed, keep
-        # the default reading.
-        if (P.argmax(axis=1) != default.argmax(axis=1)).mean() > self.config.self_changed:
-            return default
+            # Means learned from a badly read frame mislead: past a few cells changed,
+            # keep the default reading.
+            if (P.argmax(axis=1) != default.argmax(axis=1)).mean() > self.config.self_changed:
+                return default
         return P
 
     # -- the whole frame -----------------------------------------------------------------

@@ -177,16 +177,21 @@ def class_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 def frame_means(X: np.ndarray, P: np.ndarray, confident: float = 0.9, least: int = 3) -> Optional[np.ndarray]:
     """(3 x F) class means of one frame from its own confidently read cells (``P``: class
-    probabilities), or None when a class has fewer than ``least`` such cells.
+    probabilities); a class with fewer than ``least`` such cells takes all the cells read
+    as it, and None is returned when even those are fewer than ``least``.
 
     Without a start frame this still tells the room: on a dark face in dim light a black
     stone and the bare board differ by a few L units whose size and sign only the frame
-    itself shows, and most of its cells are read right even then."""
+    itself shows, and most of its cells are read right even then (though few of its
+    black ones surely)."""
     best = P.argmax(axis=1)
     sure = P.max(axis=1) > confident
     means = []
     for c in range(len(CLASSES)):
         rows = X[(best == c) & sure]
+        if len(rows) < least:
+            # Few sure cells of a class (black stones on a dark face): its likeliest cells.
+            rows = X[best == c]
         if len(rows) < least:
             return None
         means.append(rows.mean(axis=0))

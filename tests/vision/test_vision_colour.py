@@ -71,6 +71,9 @@ def test_frame_means_come_from_confident_cells_and_need_every_class():
     P[np.arange(10), [0, 0, 0, 1, 1, 1, 2, 2, 2, 0]] = 0.96
     P[9] = (0.5, 0.3, 0.2)                       # unsure: left out
     assert np.allclose(frame_means(X, P)[:, 0], [1.0, 11.0, 21.0])
+    # Too few sure black cells (a dark face in dim light): the cells read black at all.
+    P[6:8] = (0.3, 0.2, 0.5)
+    assert np.allclose(frame_means(X, P)[:, 0], [1.0, 11.0, 21.0])
     P[6:9] = (0.02, 0.96, 0.02)                  # no black cell
     assert frame_means(X, P) is None
 
