@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from .board import DIMENSIONS, cell_names
-from .colour import (CLASSES, FEATURES, calibrated_inputs, cell_features, class_means, colors_to_means,
-                     frame_means, means_to_colors, shipped_net)
+from .colour import (CLASSES, FEATURES, calibrated_inputs, class_means, colors_to_means,
+                     frame_features, frame_means, means_to_colors, shipped_net)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, margin_runs
 from .types import Calibration, CellReading, Observation
@@ -140,7 +140,11 @@ class CellReader:
     # -- colour --------------------------------------------------------------------------
 
     def features(self, rect: Rectified) -> np.ndarray:
-        return cell_features(rect.lab, rect.grad, self.width, self.height, rect.ppc, rect.pad)
+        return self.frame_features(rect)[0]
+
+    def frame_features(self, rect: Rectified) -> Tuple[np.ndarray, np.ndarray]:
+        """Cell features and the board's Lab colour (see :func:`.colour.frame_features`)."""
+        return frame_features(rect.lab, rect.grad, self.width, self.height, rect.ppc, rect.pad)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """(cells x 3) colour probabilities, CLASSES order.
@@ -171,11 +175,10 @@ class CellReader:
             raise ValueError("frame must be a BGR image")
         rect = self.rectifier(frame_bgr)
         self.last = rect
-        X = self.features(rect)
+        X, board_ref = self.frame_features(rect)
         P = self.probabilities(X)
         best = P.argmax(axis=1)
         conf = P[np.arange(len(P)), best]
-        board_ref = self._board_reference(rect)
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, self.config.hands)
         score = self._misfit_score(X)
         hands = self.config.hands
@@ -183,11 +186,10 @@ class CellReader:
         covered |= edge_arms(score, self.width, self.height, hands)
         heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}
-        for i, name in enumerate(self.names):
+        for i, (name, c) in enumerate(zip(self.names, np.round(conf, 4).tolist())):
             colour = CLASSES[best[i]]
             h, hc = heights.get(i, (None, 0.0))
-            cells[name] = CellReading(colour, h if colour != "empty" else None,
-                                      float(round(conf[i], 4)), float(round(hc, 4)))
+            cells[name] = CellReading(colour, h if colour != "empty" else None, c, round(hc, 4))
         occluded = tuple(self.names[i] for i in sorted(covered))
         return Observation(self.board, cells, bool(runs or covered), occluded, True, frame_index)
 
@@ -198,12 +200,6 @@ class CellReader:
         without bound for every stone, which says nothing about an arm."""
         Z = (X - self.net.mean[:X.shape[1]]) / self.net.std[:X.shape[1]]
         return np.abs(Z[:, _MISFIT_FEATURES]).max(axis=1)
-
-    def _board_reference(self, rect: Rectified) -> np.ndarray:
-        from .colour import masks, cell_patches
-        patches = cell_patches(rect.lab, self.width, self.height, rect.ppc, rect.pad)
-        corners = np.median(patches[:, masks(rect.ppc)["corner"]], axis=1)
-        return np.median(corners, axis=0)
 
 
 def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,

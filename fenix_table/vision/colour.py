@@ -109,6 +109,13 @@ def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, pp
                   pad: int) -> np.ndarray:
     """Feature matrix (cells x len(FEATURES)) of a rectified Lab image (float32, L 0..100)
     and its gradient magnitude, ``ppc`` pixels per cell, grid starting at pixel ``pad``."""
+    return frame_features(lab, grad, width, height, ppc, pad)[0]
+
+
+def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, ppc: int,
+                   pad: int) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`cell_features` and the board's own Lab colour (the median of the cells'
+    corners), which the hand check compares the margin with."""
     m = masks(ppc)
     patches = cell_patches(lab, width, height, ppc, pad)
     gpatch = cell_patches(grad[..., None], width, height, ppc, pad)[..., 0]
@@ -160,7 +167,7 @@ def cell_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, pp
         sides[:, 2],
         np.minimum(sides[:, 1], sides[:, 3]),
         np.maximum(sides[:, 1], sides[:, 3]),
-    ]).astype(np.float64)
+    ]).astype(np.float64), board
 
 
 def class_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
