@@ -88,7 +88,11 @@ class StackHeights:
         pts = (self.centres[:, None, None, :]
                + self.dirs[None, :, None, :] * self.radii[None, None, :, None])
         img = cv2.perspectiveTransform(pts.reshape(1, -1, 2), self.homography)[0]
-        self.samples = img.astype(np.float32).reshape(len(self.names), cfg.rays, cfg.samples, 2)
+        img = img.astype(np.float32).reshape(len(self.names) * cfg.rays, cfg.samples, 2)
+        # As OpenCV's fixed-point remap tables (faster to sample with), per cell.
+        xy, frac = cv2.convertMaps(img[..., 0], img[..., 1], cv2.CV_16SC2)
+        self.sample_xy = xy.reshape(len(self.names), cfg.rays, cfg.samples, 2)
+        self.sample_frac = frac.reshape(len(self.names), cfg.rays, cfg.samples)
         # Image pixels per cell at each cell: what a parallax in cells is worth in pixels.
         ends = cv2.perspectiveTransform((self.centres[None] + [[0.5, 0.0]]).astype(np.float64),
                                         self.homography)[0]
@@ -121,8 +125,8 @@ class StackHeights:
         nadir = np.array(self.pose.nadir)
         P = self.centres[todo]                                   # (S, 2)
         S, A, N = len(todo), cfg.rays, cfg.samples
-        maps = self.samples[todo].reshape(S * A, N, 2)
-        bgr = cv2.remap(frame_bgr, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
+        bgr = cv2.remap(frame_bgr, self.sample_xy[todo].reshape(S * A, N, 2),
+                        self.sample_frac[todo].reshape(S * A, N), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)
         px = bgr.astype(np.float32).reshape(S, A, N, 3)
         stone = np.median(px[:, :, : N // 8].reshape(S, -1, 3), axis=1)            # (S, 3)
