@@ -210,7 +210,9 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     frame: each frame's stacks tell their stone thickness, see :mod:`.heights`.)
 
     Raises ValueError when the frame does not fit the placement well enough to learn
-    from (some class missing or the frame's colours contradict the layout).
+    from (some class missing or the frame's colours contradict the layout), or when the
+    fitted colours do not even read this frame itself right: then the room's classes
+    are too alike for its means to help, and the default reading serves better.
     """
     base = Calibration(calibration.board, calibration.image_size, calibration.corners,
                        calibration.oriented, None)
@@ -228,5 +230,8 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     if agree < 0.9 or (seen == labels).mean() < 0.55:
         raise ValueError(f"frame does not show the expected layout ({100 * agree:.0f}% of cells agree)")
     means = class_means(X, labels)
+    misread = int((reader.room_net.probabilities(calibrated_inputs(X, means)).argmax(axis=1) != labels).sum())
+    if misread > len(labels) // 20:
+        raise ValueError(f"the room's colours do not fit the start position ({misread} cells misread)")
     return Calibration(calibration.board, calibration.image_size, calibration.corners,
                        calibration.oriented, means_to_colors(means))

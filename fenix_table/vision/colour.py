@@ -14,8 +14,8 @@ rooms and either board face move the numbers much less than raw colours would:
   where a black stone's top matches the dark face. The sides are taken in the frame's
   own order, shadow side first (:func:`shadow_sides`).
 
-The classifier is a small perceptron per board face (numpy only, about a thousand
-weights, fitted on generated frames of many rooms by :mod:`.training` and shipped as
+The classifier is a small perceptron per board face (numpy only, one hidden layer of 32,
+a few thousand weights, fitted on generated frames of many rooms by :mod:`.training` and shipped as
 ``colour_model.json``). A start-position frame, where the layout says which cells are
 red, black and empty, gives the room's mean features per class; a second perceptron
 then also sees how each cell compares with those (:func:`calibrated_inputs`). Without a

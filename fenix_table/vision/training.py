@@ -53,7 +53,9 @@ def training_scene(rng: np.random.Generator, board: str, size: Tuple[int, int]):
         red_color=(u(0.03, 0.3), u(0.03, 0.3), u(0.35, 0.9)),
         black_color=tuple(np.clip(grey + rng.normal(0, 0.01, 3), 0.01, 1)),
         stone_radius=u(0.34, 0.45),
-        light_intensity=scene.light_intensity * u(0.8, 1.1),
+        # Dim rooms are where black stones and a dark face part by a grey level or two:
+        # near half the rooms are dim (the generator's own quarter, plus as many again).
+        light_intensity=u(0.28, 0.5) if rng.random() < 0.25 else scene.light_intensity * u(0.8, 1.1),
         shadow_softness=u(1, 7),
         ambient=u(0.3, 0.75),
     )
