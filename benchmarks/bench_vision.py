@@ -12,6 +12,8 @@ frames come from the same fixed camera: the start position, then a mid-game posi
 * the same "calibrated": the start frame was located and calibrated (colours,
   :func:`calibrate_reader`), and the game frame is read with that calibration, as the
   table does during a game;
+* "reader alone": the same through the true grid (the camera's projection of the board
+  corners), default and calibrated, to tell reading errors from locating errors;
 * heights: the share of correctly coloured stacks with a claimed height (the rest are
   unknown) and how many claims are wrong;
 * cells a forearm covers (ground truth) are left out of colour and height figures;
@@ -86,7 +88,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
     wrong_side = 0
     locate_ms: List[float] = []
     read_ms: List[float] = []
-    plain, calibrated, exact = Tally(), Tally(), Tally()
+    plain, calibrated, exact, exact_calibrated = Tally(), Tally(), Tally(), Tally()
     hands = {"hand_frames": 0, "flagged": 0, "clear_frames": 0, "false_flags": 0,
              "covered": 0, "covered_found": 0, "reported": 0, "reported_wrong": 0}
     calibrations = 0
@@ -156,8 +158,15 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
             except ValueError:
                 cal = located["start"]
             calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
+        try:
+            true_start = Calibration(board, size, tuple(map(tuple, start_truth.corners)))
+            cal = calibrate_reader(start_bgr, true_start, start)
+        except ValueError:
+            cal = true_start
+        exact_calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
     return {"found": found, "wrong_side": wrong_side, "locate_ms": locate_ms, "read_ms": read_ms,
-            "plain": plain, "calibrated": calibrated, "exact": exact, "hands": hands,
+            "plain": plain, "calibrated": calibrated, "exact": exact,
+            "exact_calibrated": exact_calibrated, "hands": hands,
             "calibrations": calibrations, "scenes": scenes}
 
 
@@ -184,6 +193,8 @@ def main(argv: Sequence[str] = ()) -> int:
     for line in r["calibrated"].lines("calibrated from the start frame"):
         print(line)
     for line in r["exact"].lines("reader alone (true grid, default colours)"):
+        print(line)
+    for line in r["exact_calibrated"].lines("reader alone (true grid, calibrated from the start frame)"):
         print(line)
     h = r["hands"]
     print(f"hands: flagged in {h['flagged']} of {h['hand_frames']} hand frames, "
