@@ -47,6 +47,7 @@ class SceneParams:
     stone_radius: float = 0.40
     stone_thickness: float = 0.22
     jitter: float = 0.05                               # random stone offset within cell, cells
+    stacking: float = 0.0                              # hand-stacked stones sit off the one below (s.d., cells)
     glossy: float = 0.0                                # 0 matte .. 1 strong lamp glare
     light_color: Tuple[float, float, float] = (1.0, 1.0, 1.0)  # BGR gain
     light_intensity: float = 1.0
@@ -84,6 +85,19 @@ class GroundTruth:
     hand_mask: Optional[np.ndarray] = None     # uint8 HxW, 255 where the forearm is
     # Image position of each stack's top-disc centre: shows the parallax of tall stacks.
     top_centres: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+
+    def fitted_corners(self) -> np.ndarray:
+        """4x2 corners (order of ``corners``) of the homography that best fits the true
+        cell centres. Under lens distortion no homography passes through every cell, and
+        one through the true corners misses the middle of the board by up to a few
+        pixels; this one is the best any grid (a located one too) can do."""
+        width, height = DIMENSIONS[self.board]
+        names = list(self.cell_centres)
+        board = np.array([np.array(cell_index(n), float) + 0.5 for n in names], np.float32)
+        image = np.array([self.cell_centres[n] for n in names], np.float32)
+        Hm, _ = cv2.findHomography(board, image, 0)
+        box = np.array([[[0, 0], [width, 0], [width, height], [0, height]]], np.float64)
+        return cv2.perspectiveTransform(box, Hm)[0]
 
 
 def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
@@ -161,6 +175,7 @@ def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
         noise_sigma=(u(3, 8) if dim else u(0.5, 4)) * k,
         jpeg_quality=int(rng.integers(45, 95)),
         vignette=u(0, 0.3 * k),
+        stacking=u(0, 0.03) * k,       # drawn last: the other draws stay as they were
     )
 
 
@@ -333,20 +348,28 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
     img = img * (1 - mask[..., None]) + warped * mask[..., None]
     img *= flat_light
 
-    # Stacks: on the board (with jitter) and stray ones beside it.
-    stacks: List[Tuple[float, float, str, int]] = []
+    # Stacks: on the board (with jitter) and stray ones beside it. Each stone of a stack
+    # sits a little off the stone below, as stacked by hand: (x, y) per stone.
+    stacks: List[Tuple[np.ndarray, str]] = []
     tops: Dict[str, np.ndarray] = {}
+
+    def pile(x: float, y: float, count: int) -> np.ndarray:
+        off = rng.normal(0, scene.stacking, (count, 2)) if scene.stacking > 0 else np.zeros((count, 2))
+        off[0] = 0
+        return np.array([x, y]) + off
+
     for name, (color, stack_height) in placement.items():
         f, r = cell_index(name)
         jx, jy = rng.uniform(-scene.jitter, scene.jitter, 2)
-        stacks.append((f + 0.5 + jx, r + 0.5 + jy, color, int(stack_height)))
-        tops[name] = np.array([f + 0.5 + jx, r + 0.5 + jy, int(stack_height) * scene.stone_thickness])
+        discs = pile(f + 0.5 + jx, r + 0.5 + jy, int(stack_height))
+        stacks.append((discs, color))
+        tops[name] = np.array([*discs[-1], int(stack_height) * scene.stone_thickness])
     for _ in range(scene.stray_stones):
         side = rng.integers(4)
         along = rng.uniform(0, width if side % 2 == 0 else height)
         out = rng.uniform(m + 0.6, m + 1.6)
         x, y = [(along, -out), (width + out, along), (along, height + out), (-out, along)][side]
-        stacks.append((x, y, "red" if rng.random() < 0.5 else "black", int(rng.integers(1, 3))))
+        stacks.append((pile(x, y, int(rng.integers(1, 3))), "red" if rng.random() < 0.5 else "black"))
 
     # Hand and forearm: fingertips hand_reach cells inside the board edge, the arm coming
     # in from beyond it (sizes of an adult hand over 30 mm cells).
@@ -355,10 +378,11 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
     # Cast shadows onto the board plane.
     shadow = np.zeros((h, w), np.float32)
     shift = -light[:2] / max(light[2], 0.2)
-    for x, y, color, sh in stacks:
-        top = sh * scene.stone_thickness
+    for discs, color in stacks:
+        top = len(discs) * scene.stone_thickness
+        (x, y), (tx, ty) = discs[0], discs[-1]
         base = _circle(x, y, 0, scene.stone_radius)
-        cast = _circle(x + shift[0] * top, y + shift[1] * top, 0, scene.stone_radius)
+        cast = _circle(tx + shift[0] * top, ty + shift[1] * top, 0, scene.stone_radius)
         hull = cv2.convexHull(np.vstack([cam.project(base), cam.project(cast)]).astype(np.float32))
         _fill(shadow, hull.reshape(-1, 2), 1.0)
     for part in arm_parts:
@@ -372,17 +396,19 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
 
     # Stones, farthest from the camera first.
     spec = np.zeros((h, w), np.float32)
-    order = sorted(stacks, key=lambda s: -np.linalg.norm(np.array([s[0], s[1], 0]) - cam.C))
-    for x, y, color, sh in order:
+    order = sorted(stacks, key=lambda s: -np.linalg.norm(np.array([*s[0][0], 0]) - cam.C))
+    for discs, color in order:
+        x, y = discs[0]
+        sh = len(discs)
         albedo = np.array(scene.red_color if color == "red" else scene.black_color, np.float32)
         albedo = albedo * rng.uniform(0.92, 1.08)
         horiz = np.array([cam.C[0] - x, cam.C[1] - y])
         horiz /= max(np.linalg.norm(horiz), 1e-6)
         side_light = scene.ambient + direct * max(0.0, float(horiz @ light[:2])) * 0.9
-        for k in range(sh):
+        for k, (sx, sy) in enumerate(discs):
             z0, z1 = k * scene.stone_thickness, (k + 1) * scene.stone_thickness
-            lo = cam.project(_circle(x, y, z0, scene.stone_radius))
-            hi = cam.project(_circle(x, y, z1, scene.stone_radius))
+            lo = cam.project(_circle(sx, sy, z0, scene.stone_radius))
+            hi = cam.project(_circle(sx, sy, z1, scene.stone_radius))
             hull = cv2.convexHull(np.vstack([lo, hi]).astype(np.float32)).reshape(-1, 2)
             _fill(img, hull, tuple(float(v) for v in albedo * side_light))
             # The groove between stones reads as a dark line on the stack's side.
@@ -391,13 +417,14 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
             top_pts = hi
             _fill(img, top_pts, tuple(float(v) for v in albedo * flat_light))
             # bevelled rim: a slightly darker ring just inside the top edge
-            rim = cam.project(_circle(x, y, z1, scene.stone_radius * 0.9))
+            rim = cam.project(_circle(sx, sy, z1, scene.stone_radius * 0.9))
             cv2.polylines(img, [np.round(rim * 16).astype(np.int32)], True,
                           tuple(float(v) for v in albedo * flat_light * 0.8), 1, cv2.LINE_AA, shift=4)
         if scene.glossy > 0:
             # Glare: a lamp's blurred reflection, offset on the top disc towards the light.
             z = sh * scene.stone_thickness
-            gx, gy = x + light[0] * scene.stone_radius * 0.4, y + light[1] * scene.stone_radius * 0.4
+            tx, ty = discs[-1]
+            gx, gy = tx + light[0] * scene.stone_radius * 0.4, ty + light[1] * scene.stone_radius * 0.4
             blob = cam.project(_circle(gx, gy, z, scene.stone_radius * rng.uniform(0.25, 0.5)))
             _fill(spec, blob, float(scene.glossy * rng.uniform(0.3, 0.8)))
 

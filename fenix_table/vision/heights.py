@@ -58,7 +58,8 @@ class HeightConfig:
     min_step_px: float = 2.5            # ... and in image pixels (small or far-off frames)
     max_rms: float = 0.025              # capsule fit residual above which nothing is claimed
     sigmas: float = 4.5                 # a shift may be off by this many standard errors
-    slack: float = 0.3                  # ... plus this share of one stone's parallax
+    slack: float = 0.2                  # ... plus this share of one stone's parallax
+    misalign: float = 0.015             # ... plus this (cells): stones stacked by hand sit off-centre
     floor: float = 0.3                  # one stone: the shift must reach this share of it
     min_frame: int = 10                 # stacks that must show the frame's thickness
     frame_slack: float = 0.3            # their shifts' tolerance: share of one stone's parallax
@@ -196,7 +197,7 @@ class StackHeights:
             zs = np.linspace(z_lo, z_hi, 61)
             # (thicknesses, stacks, counts) parallax; each stack's miss in standard errors.
             pred = self.shifts(rho[good][None, :], zs[:, None])
-            tol = sigma[good] + cfg.frame_slack * pred[:, :, 0]
+            tol = sigma[good] + cfg.frame_slack * pred[:, :, 0] + 0.5 * cfg.misalign
             miss = np.min(np.abs(pred - shift[good][None, :, None]), axis=2) / tol
             score = np.exp(-0.5 * miss ** 2).sum(axis=1)
             # Ties go to the thickest: fewer stones per stack is the simpler reading.
@@ -204,7 +205,7 @@ class StackHeights:
             z_lo, z_hi = max(z_lo, best / cfg.frame_band), min(z_hi, best * cfg.frame_band)
         s_lo, s_hi = self.shifts(rho, z_lo), self.shifts(rho, z_hi)          # (stacks, 3)
         # What each shift may truly be, and which counts' parallax ranges that reaches.
-        spread = cfg.sigmas * sigma + cfg.slack * s_lo[:, 0]
+        spread = cfg.sigmas * sigma + cfg.slack * s_lo[:, 0] + cfg.misalign
         lo, hi = shift - spread, shift + spread
         fits = (lo[:, None] <= s_hi) & (hi[:, None] >= s_lo)
         k = np.argmax(fits, axis=1)

@@ -131,7 +131,7 @@ def test_vivid_stones_in_a_sharp_clean_frame_are_no_arm():
     assert all(obs.cells[c].color == colour for c, (colour, _) in start_placement("9x9").items())
 
 
-@pytest.mark.parametrize("seed", [1, 39])
+@pytest.mark.parametrize("seed", [1, 37])
 def test_an_arm_whose_margin_strip_looks_like_board_is_seen_on_the_board(seed):
     # These arms cross the margin where it looks like board or shadow, so only the
     # cells they cover (fitting none of empty, red and black) show them.

@@ -32,7 +32,9 @@ def checkerboard_of_stacks(board):
 @pytest.mark.parametrize("board, extra", [("9x9", {}), ("7x8", LIGHT_7X8)])
 def test_claimed_heights_are_right_far_from_the_nadir_and_unknown_near_it(board, extra):
     rng = np.random.default_rng(41)
-    scene = SceneParams(image_size=(1280, 960), fov_deg=70.0, camera_height=14.0, tilt_deg=5.0,
+    # A low, wide camera: far from the nadir one stone shifts the top by well over the
+    # allowance for a hand-stacked stone sitting off-centre (HeightConfig.misalign).
+    scene = SceneParams(image_size=(1280, 960), fov_deg=75.0, camera_height=10.0, tilt_deg=5.0,
                         yaw_deg=30.0, jitter=0.03, **extra)
     placement = checkerboard_of_stacks(board)
     bgr, truth = render_frame(placement, board, scene, rng)
@@ -56,7 +58,7 @@ def test_claimed_heights_are_right_far_from_the_nadir_and_unknown_near_it(board,
 def test_thin_and_thick_stone_sets_are_read_without_a_start_frame(thickness):
     # The nominal thickness is 0.22 cells: each frame's stacks tell their own.
     rng = np.random.default_rng(43)
-    scene = SceneParams(image_size=(1280, 960), fov_deg=70.0, camera_height=14.0, tilt_deg=5.0,
+    scene = SceneParams(image_size=(1280, 960), fov_deg=75.0, camera_height=10.0, tilt_deg=5.0,
                         yaw_deg=30.0, jitter=0.03, stone_thickness=thickness, **LIGHT_7X8)
     placement = checkerboard_of_stacks("7x8")
     bgr, truth = render_frame(placement, "7x8", scene, rng)
@@ -69,14 +71,15 @@ def test_random_rooms_claim_no_wrong_height():
     claimed_total = 0
     for board, seed in (("9x9", 33), ("7x8", 34)):
         rng = np.random.default_rng(seed)
-        for _ in range(4):
+        for _ in range(6):
             scene = random_scene(rng, board, image_size=(1280, 960), hard=False, hand=False)
             placement = random_placement(rng, board)
             bgr, truth = render_frame(placement, board, scene, rng)
             claimed = claimed_heights(CellReader(true_calibration(truth, scene.image_size)).read(bgr))
             assert wrong_heights(claimed, placement) == []
             claimed_total += len(claimed)
-    assert claimed_total >= 8
+    # Cameras 15-20 cells up show little parallax: claims are few, and must be right.
+    assert claimed_total >= 6
 
 
 def test_heights_claimed_are_right_with_a_calibrated_reader():
