@@ -12,8 +12,9 @@ frames come from the same fixed camera: the start position, then a mid-game posi
 * the same "calibrated": the start frame was located and calibrated (colours,
   :func:`calibrate_reader`), and the game frame is read with that calibration, as the
   table does during a game;
-* "reader alone": the same through the true grid (the camera's projection of the board
-  corners), default and calibrated, to tell reading errors from locating errors;
+* "reader alone": the same through the true grid (the homography that best fits the
+  camera's projection of the cell centres, see ``GroundTruth.fitted_corners``), default
+  and calibrated, to tell reading errors from locating errors;
 * heights: the share of correctly coloured stacks with a claimed height (the rest are
   unknown) and how many claims are wrong;
 * cells a forearm covers (ground truth) are left out of colour and height figures;
@@ -123,7 +124,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
             located[kind] = cal
 
         from fenix_table.vision.types import Calibration
-        true_cal = Calibration(board, size, tuple(map(tuple, truth.corners)))
+        true_cal = Calibration(board, size, tuple(map(tuple, truth.fitted_corners())))
         reader = CellReader(true_cal)
         reader.read(game_bgr)                                  # warm-up (first-call costs)
         t0 = time.perf_counter()
@@ -159,7 +160,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
                 cal = located["start"]
             calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
         try:
-            true_start = Calibration(board, size, tuple(map(tuple, start_truth.corners)))
+            true_start = Calibration(board, size, tuple(map(tuple, start_truth.fitted_corners())))
             cal = calibrate_reader(start_bgr, true_start, start)
         except ValueError:
             cal = true_start
