@@ -12,9 +12,12 @@ the top disc's far half, and the stack's side between them. :class:`StackHeights
   the stone's colour at some brightness than the board's (so the stack's shaded side
   counts as stone and a shadow on the board does not);
 * fits the capsule (base centre, radius, shift along the nadir direction) to the edge
-  points, and claims ``k`` only when the shift, give or take its standard error, fits
-  the parallax of exactly one stone count; stacks near the nadir, black stones on the
-  dark board, faint outlines and poor fits stay None (unknown).
+  points, and claims ``k`` only when the shift, give or take its standard error and
+  the offset of a stone stacked by hand (a stack's top sits a little off its base
+  whatever the camera), fits the parallax of exactly one stone count; stacks near the
+  nadir, black stones on the dark board, faint outlines and poor fits stay None
+  (unknown). With a camera 15-20 cells up few stacks show enough parallax: heights
+  are mostly unknown, rarely wrong.
 
 Stone thicknesses vary between sets and a located grid tells the camera's height only
 roughly, so a range of thicknesses is allowed; within it, each frame's stacks pick the
