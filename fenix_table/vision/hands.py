@@ -25,7 +25,8 @@ class HandConfig:
     min_run: float = 0.9                       # run of non-board margin that is an arm, cells
     chroma: float = 14.0                       # Lab a*b* distance from the board
     brighter: float = 1.7                      # L ratio above which it is not board
-    darker: float = 0.30                       # L ratio below which it is not a shadow
+    darker: float = 0.55                       # L ratio below which it is not a shadow (L is
+                                               # a cube root: a shadow in half light is ~0.8)
     min_dL: float = 12.0                       # ... and at least this many L units apart
     misfit: float = 5.5                        # standardised feature distance: fits no class
     arm_misfit: float = 7.0                    # an edge cell this far off is an arm's start...
@@ -68,17 +69,26 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
 
     Two strips must both disagree along the run: the inner one (just outside the grid)
     with the board's colour, and the outer one (beyond any stone's reach; board margin or
-    table) with that strip's usual look along the same side."""
+    table) with that strip's usual look along the same side, taken where the inner strip
+    is clear (else all around the board)."""
     inner = _strips(lab, width, height, ppc, pad, cfg.band)
     outer = _strips(lab, width, height, ppc, pad, cfg.outer_band)
+    sides = [side for side, strip in inner.items() if strip.size and side in outer]
+    near = {side: _unlike_board(inner[side], board, cfg).mean(axis=0) > 0.6 for side in sides}
+    # The outer strip's usual look along a side is taken where the inner strip is clear:
+    # an arm covering most of a side would otherwise be that side's usual look.
+    clear = [outer[side][:, ~near[side]].reshape(-1, 3) for side in sides]
+    everywhere = np.concatenate(clear) if clear else np.zeros((0, 3))
     runs = []
-    for side, strip in inner.items():
-        if strip.size == 0 or side not in outer:
-            continue
-        unlike = _unlike_board(strip, board, cfg).mean(axis=0) > 0.6
+    for side, seen in zip(sides, clear):
         far = outer[side]
-        usual = np.median(far.reshape(-1, 3), axis=0)
-        unlike &= _unlike_board(far, usual, cfg).mean(axis=0) > 0.6
+        if len(seen) >= 0.1 * far.shape[0] * far.shape[1]:
+            usual = np.median(seen, axis=0)
+        elif len(everywhere):
+            usual = np.median(everywhere, axis=0)
+        else:
+            usual = np.median(far.reshape(-1, 3), axis=0)
+        unlike = near[side] & (_unlike_board(far, usual, cfg).mean(axis=0) > 0.6)
         padded = np.concatenate([[False], unlike, [False]])
         edges = np.flatnonzero(np.diff(padded.astype(np.int8)))
         for a, b in zip(edges[::2], edges[1::2]):
