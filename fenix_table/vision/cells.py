@@ -21,7 +21,7 @@ from .board import DIMENSIONS, cell_names
 from .colour import (CLASSES, FEATURES, calibrated_inputs, class_means, colors_to_means,
                      frame_features, frame_means, means_to_colors, shipped_net)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
-from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, margin_runs
+from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, hidden_edge_lines, margin_runs
 from .types import Calibration, CellReading, Observation
 
 
@@ -191,6 +191,7 @@ class CellReader:
         best = P.argmax(axis=1)
         conf = P[np.arange(len(P)), best]
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, self.config.hands)
+        runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, self.config.hands)
         score = self._misfit_score(X)
         hands = self.config.hands
         covered = covered_cells(runs, self.width, self.height, score > hands.misfit) if runs else set()

@@ -5,8 +5,10 @@ of the board's margin (the strip just outside the grid) that does not look like 
 much brighter, much darker than a shadow, or of another hue. Stones at the edge poke
 into that strip but not beyond it, so a second strip further out (board margin or table)
 must disagree with its own usual look along that side too; stones lying beside the
-board lie beyond both. From the run, the covered cells are those next to it and every cell
-reachable from them whose look fits none of empty, red and black.
+board lie beyond both. An arm also hides the grid's outer line where it crosses it, which
+shows even when the arm has the face's own look (:func:`hidden_edge_lines`). From the
+runs, the covered cells are those next to them and every cell reachable from them whose
+look fits none of empty, red and black.
 
 Motion is the change of the rectified board between consecutive frames, per cell.
 """
@@ -32,6 +34,11 @@ class HandConfig:
     arm_misfit: float = 7.0                    # an edge cell this far off is an arm's start...
     arm_cells: int = 3                         # ... when the misfit patch it starts has this many
     motion: float = 10.0                       # mean |change| of L over a cell centre: moving
+    line_beside: float = 0.15                  # outer grid line against the face this far out, cells
+    line_lost: float = 0.3                     # line contrast below this share of the usual: hidden
+    line_run: float = 1.4                      # ... along at least this many cells (a stone
+                                               # and its shadow at the edge: about one)
+    line_most: float = 0.6                     # ... and at most this share of a side
 
 
 DEFAULT_HANDS = HandConfig()
@@ -93,6 +100,45 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
         edges = np.flatnonzero(np.diff(padded.astype(np.int8)))
         for a, b in zip(edges[::2], edges[1::2]):
             if (b - a) / ppc >= cfg.min_run:
+                runs.append((side, a / ppc, b / ppc))
+    return runs
+
+
+def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                      cfg: HandConfig = DEFAULT_HANDS) -> List[Tuple[str, float, float]]:
+    """Runs, as :func:`margin_runs` gives them, where the grid's outer line is hidden: its
+    contrast with the face just beyond it falls below ``line_lost`` of the usual along
+    all four sides. An arm reaching in hides the line whatever its colour (a dark sleeve
+    over the dark 9x9 face has nearly the face's look, not its light lines); a shadow
+    only dims line and face together, and a stone at the edge with its shadow hides about
+    a cell of it, shorter than ``line_run``."""
+    gw, gh = width * ppc, height * ppc
+    out = max(1, min(int(round(cfg.line_beside * ppc)), pad - 1))
+    Lf = L.astype(np.float32)
+    sides = {
+        "bottom": (Lf[pad - 1:pad + 2, pad:pad + gw], Lf[pad - out, pad:pad + gw]),
+        "top": (Lf[pad + gh - 1:pad + gh + 2, pad:pad + gw], Lf[pad + gh + out, pad:pad + gw]),
+        "left": (Lf[pad:pad + gh, pad - 1:pad + 2].T, Lf[pad:pad + gh, pad - out]),
+        "right": (Lf[pad:pad + gh, pad + gw - 1:pad + gw + 2].T, Lf[pad:pad + gh, pad + gw + out]),
+    }
+    contrast = {}
+    for side, (rows, beyond) in sides.items():
+        # The line's extreme across its width (light or dark, whichever stands out).
+        hi, lo = rows.max(axis=0), rows.min(axis=0)
+        c = np.maximum(hi - beyond, beyond - lo)
+        k = max(1, ppc // 8)
+        contrast[side] = np.convolve(c, np.ones(k) / k, mode="same")
+    usual = float(np.median(np.concatenate(list(contrast.values()))))
+    if usual <= 1.0:
+        return []
+    runs = []
+    for side, c in contrast.items():
+        lost = c < cfg.line_lost * usual
+        padded = np.concatenate([[False], lost, [False]])
+        edges = np.flatnonzero(np.diff(padded.astype(np.int8)))
+        for a, b in zip(edges[::2], edges[1::2]):
+            # A whole side without its line is a grid placed off the board, not an arm.
+            if cfg.line_run <= (b - a) / ppc <= cfg.line_most * len(c) / ppc:
                 runs.append((side, a / ppc, b / ppc))
     return runs
 

@@ -168,3 +168,24 @@ def test_a_dark_forearm_over_much_of_a_light_boards_side_is_seen():
     assert obs.hand
     covered, really = set(obs.occluded_cells), set(truth.occluded_cells)
     assert len(covered & really) >= 0.3 * len(really) and len(covered - really) <= 2
+
+
+def test_a_dark_sleeve_over_the_dark_face_hides_the_grid_line_it_crosses():
+    # Brown sleeve over a dark purple 9x9 face: at the margin it is nearly the face's
+    # own look, and over the cells its colours fit a black stone; but where it crosses
+    # the board's edge the light outer line is gone.
+    scene = SceneParams(image_size=(1280, 960), fov_deg=60.3, camera_height=17.8, tilt_deg=14.3,
+                        tilt_azimuth_deg=230.8, yaw_deg=172.2, offset=(0.07, -0.04), margin=0.43,
+                        board_color=(0.18, 0.16, 0.28), line_color=(0.78, 0.74, 0.66), line_width=0.052,
+                        table_color=(0.2, 0.37, 0.46), red_color=(0.07, 0.08, 0.62),
+                        black_color=(0.07, 0.07, 0.07), stone_radius=0.39, stone_thickness=0.24,
+                        jitter=0.05, light_intensity=1.13, light_azimuth_deg=28.5, light_elevation_deg=66.8,
+                        ambient=0.48, shadow_softness=2.7, hand=True, hand_color=(0.21, 0.25, 0.38),
+                        hand_reach=3.44, hand_angle_deg=211.0, hand_height=4.86, distortion_k1=-0.026,
+                        noise_sigma=2.1, jpeg_quality=79, vignette=0.23)
+    rng = np.random.default_rng(0)
+    bgr, truth = render_frame(random_placement(rng, "9x9", stones=30), "9x9", scene, rng)
+    obs = CellReader(true_calibration(truth, scene.image_size)).read(bgr)
+    assert obs.hand
+    covered, really = set(obs.occluded_cells), set(truth.occluded_cells)
+    assert covered & really and len(covered - really) <= 2
