@@ -38,6 +38,7 @@ class ReaderConfig:
 
 DEFAULT_READER = ReaderConfig()
 _MISFIT_FEATURES = np.array([f != "contrast_t" for f in FEATURES])
+_LINE_FEATURES = np.array([f in ("shadow_line", "lit_line", "side_line_max") for f in FEATURES])
 
 
 @dataclass
@@ -194,7 +195,10 @@ class CellReader:
         runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, self.config.hands)
         score = self._misfit_score(X)
         hands = self.config.hands
-        covered = covered_cells(runs, self.width, self.height, score > hands.misfit) if runs else set()
+        # Under an arm a cell fits no class, or its four grid lines are all gone: a stone
+        # never hides more than the line on its shadow side.
+        lines_gone = X[:, _LINE_FEATURES].max(axis=1) < hands.lines_gone
+        covered = covered_cells(runs, self.width, self.height, (score > hands.misfit) | lines_gone) if runs else set()
         covered |= edge_arms(score, self.width, self.height, hands)
         heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}

@@ -31,6 +31,7 @@ class HandConfig:
                                                # a cube root: a shadow in half light is ~0.8)
     min_dL: float = 12.0                       # ... and at least this many L units apart
     misfit: float = 5.5                        # standardised feature distance: fits no class
+    lines_gone: float = -0.35                  # ... or all four of its grid lines this much darker
     arm_misfit: float = 7.0                    # an edge cell this far off is an arm's start...
     arm_cells: int = 3                         # ... when the misfit patch it starts has this many
     motion: float = 10.0                       # mean |change| of L over a cell centre: moving
