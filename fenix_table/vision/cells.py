@@ -195,10 +195,12 @@ class CellReader:
         runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, self.config.hands)
         score = self._misfit_score(X)
         hands = self.config.hands
-        # Under an arm a cell fits no class, or its four grid lines are all gone: a stone
-        # never hides more than the line on its shadow side.
-        lines_gone = X[:, _LINE_FEATURES].max(axis=1) < hands.lines_gone
-        covered = covered_cells(runs, self.width, self.height, (score > hands.misfit) | lines_gone) if runs else set()
+        covered: set = set()
+        if runs:
+            # Under an arm a cell fits no class, or its four grid lines are all gone: a
+            # stone never hides more than the line on its shadow side.
+            lines_gone = X[:, _LINE_FEATURES].max(axis=1) < hands.lines_gone
+            covered = covered_cells(runs, self.width, self.height, (score > hands.misfit) | lines_gone)
         covered |= edge_arms(score, self.width, self.height, hands)
         heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}

@@ -97,12 +97,18 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
         else:
             usual = np.median(far.reshape(-1, 3), axis=0)
         unlike = near[side] & (_unlike_board(far, usual, cfg).mean(axis=0) > 0.6)
-        padded = np.concatenate([[False], unlike, [False]])
-        edges = np.flatnonzero(np.diff(padded.astype(np.int8)))
-        for a, b in zip(edges[::2], edges[1::2]):
-            if (b - a) / ppc >= cfg.min_run:
-                runs.append((side, a / ppc, b / ppc))
+        runs += _runs(side, unlike, ppc, cfg.min_run)
     return runs
+
+
+def _runs(side: str, flags: np.ndarray, ppc: int, shortest: float, longest: float = np.inf
+          ) -> List[Tuple[str, float, float]]:
+    """(side, start, end) in cells of every run of True in ``flags`` (one per pixel along
+    the side) from ``shortest`` to ``longest`` cells long."""
+    padded = np.concatenate([[False], flags, [False]])
+    edges = np.flatnonzero(np.diff(padded.astype(np.int8)))
+    return [(side, a / ppc, b / ppc) for a, b in zip(edges[::2], edges[1::2])
+            if shortest <= (b - a) / ppc <= longest]
 
 
 def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
@@ -134,13 +140,8 @@ def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int
         return []
     runs = []
     for side, c in contrast.items():
-        lost = c < cfg.line_lost * usual
-        padded = np.concatenate([[False], lost, [False]])
-        edges = np.flatnonzero(np.diff(padded.astype(np.int8)))
-        for a, b in zip(edges[::2], edges[1::2]):
-            # A whole side without its line is a grid placed off the board, not an arm.
-            if cfg.line_run <= (b - a) / ppc <= cfg.line_most * len(c) / ppc:
-                runs.append((side, a / ppc, b / ppc))
+        # A whole side without its line is a grid placed off the board, not an arm.
+        runs += _runs(side, c < cfg.line_lost * usual, ppc, cfg.line_run, cfg.line_most * len(c) / ppc)
     return runs
 
 
