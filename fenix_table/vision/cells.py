@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from .board import DIMENSIONS, cell_names
-from .colour import (CLASSES, FEATURES, calibrated_inputs, class_means, colors_to_means,
-                     frame_features, frame_means, means_to_colors, shipped_net)
+from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
+                     frame_labels, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, hidden_edge_lines, margin_runs
 from .types import Calibration, CellReading, Observation
@@ -114,8 +114,9 @@ class CellReader:
     >>> obs.cells["a1"]                                        # doctest: +SKIP
     CellReading(color='red', height=1, color_confidence=0.99..., height_confidence=0.8...)
 
-    The colour model is the calibration's own (``calibration.colors``, written by
-    :func:`calibrate_reader`) or the shipped default for the board face.
+    The colour model is the shipped one for the board face, with the room the
+    calibration learned from a start frame (``calibration.room``, written by
+    :func:`calibrate_reader`) when it has one.
     """
 
     def __init__(self, calibration: Calibration, config: ReaderConfig = DEFAULT_READER):
@@ -124,14 +125,17 @@ class CellReader:
         self.board = calibration.board
         self.width, self.height = DIMENSIONS[self.board]
         self.names = cell_names(self.board)
-        self.means: Optional[np.ndarray] = None
-        if calibration.colors is not None:
+        self.room: Optional[Room] = None
+        if calibration.room is not None:
             try:
-                self.means = colors_to_means(calibration.colors)
+                self.room = Room.from_json(calibration.room)
             except ValueError:
-                # Colours saved by another version of the model: read with the default.
-                self.means = None
-        self.calibrated = self.means is not None
+                # Saved by another version of the model: read as if uncalibrated.
+                self.room = None
+            look_size = 3 * (config.pixels_per_cell // LOOK_STEP) ** 2
+            if self.room is not None and self.room.weights.size != look_size:
+                self.room = None           # learned at another pixels_per_cell
+        self.calibrated = self.room is not None
         self.net = shipped_net(self.board, "default")
         self.room_net = shipped_net(self.board, "calibrated")
         self.stacks = StackHeights(calibration, config.heights)
@@ -140,38 +144,39 @@ class CellReader:
 
     # -- colour --------------------------------------------------------------------------
 
-    def features(self, rect: Rectified) -> np.ndarray:
-        return self.frame_features(rect)[0]
-
-    def frame_features(self, rect: Rectified) -> Tuple[np.ndarray, np.ndarray]:
-        """Cell features and the board's Lab colour (see :func:`.colour.frame_features`)."""
+    def features(self, rect: Rectified) -> Tuple[np.ndarray, np.ndarray]:
+        """Cell features and every cell's corners' colour (:func:`.colour.frame_features`)."""
         return frame_features(rect.lab, rect.grad, self.width, self.height, rect.ppc, rect.pad)
 
-    def probabilities(self, X: np.ndarray) -> np.ndarray:
+    def looks(self, rect: Rectified, corners: np.ndarray) -> np.ndarray:
+        """Every cell's look (:func:`.colour.cell_looks`)."""
+        return cell_looks(rect.lab, corners, self.width, self.height, rect.ppc, rect.pad)
+
+    def probabilities(self, X: np.ndarray, looks: Optional[np.ndarray]) -> np.ndarray:
         """(cells x 3) colour probabilities, CLASSES order.
 
-        Without a start frame's class means, the default net's confident cells give the
-        frame's own (:func:`frame_means`), read twice: the second pass learns from the
-        first pass's better reading. A frame lacking a class keeps the default reading.
+        With the start frame's room, the calibrated net reads every cell against the
+        room's class means, and the cell's look against the room's looks adds its odds
+        (:meth:`Room.look_odds`). The frame-only reading below is not averaged in, as it
+        was when the room was class means alone: it lacks the looks, which are where the
+        room helps most.
 
-        With them, the reading through the start frame's means is averaged with that
-        frame-only reading: the start position shows empty cells only in the middle
-        ranks and each colour only in its camp, so in a dim room whose black stones and
-        bare board differ by a few L units its means can mislead for cells elsewhere on
-        the board (vignetting, a lamp's falloff), where the frame's own cells do not
-        (bench_vision, 9x9 frames: 31 colour errors either way alone, 23 averaged)."""
-        own = self._frame_only(X)
-        if not self.calibrated:
-            return own
-        return 0.5 * (self.room_net.probabilities(calibrated_inputs(X, self.means)) + own)
+        Without one, the default net's confident cells teach the frame's own class means
+        (:func:`frame_labels`), read twice: the second pass learns from the first pass's
+        better reading. A frame lacking a class keeps the default reading. (The frame's
+        own looks are left out: learned from a reading that is itself unsure, they
+        mislead more than they help.)"""
+        if self.calibrated:
+            return softmax(self.room_net.logits(self.room.inputs(X)) + self.room.look_odds(looks))
+        return self._frame_only(X)
 
     def _frame_only(self, X: np.ndarray) -> np.ndarray:
         default = P = self.net.probabilities(X)
         for _ in range(2):
-            means = frame_means(X, P)
-            if means is None:
+            labels = frame_labels(P)
+            if labels is None:
                 break
-            P = self.room_net.probabilities(calibrated_inputs(X, means))
+            P = self.room_net.probabilities(calibrated_inputs(X, class_means(X, labels)))
             # Means learned from a badly read frame mislead: past a few cells changed,
             # keep the default reading.
             if (P.argmax(axis=1) != default.argmax(axis=1)).mean() > self.config.self_changed:
@@ -187,8 +192,9 @@ class CellReader:
             raise ValueError("frame must be a BGR image")
         rect = self.rectifier(frame_bgr)
         self.last = rect
-        X, board_ref = self.frame_features(rect)
-        P = self.probabilities(X)
+        X, corners = self.features(rect)
+        P = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
+        board_ref = np.median(corners, axis=0)
         best = P.argmax(axis=1)
         conf = P[np.arange(len(P)), best]
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, self.config.hands)
@@ -228,28 +234,25 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     frame: each frame's stacks tell their stone thickness, see :mod:`.heights`.)
 
     Raises ValueError when the frame does not fit the placement well enough to learn
-    from (some class missing or the frame's colours contradict the layout), or when the
-    fitted colours do not even read this frame itself right: then the room's classes
-    are too alike for its means to help, and the default reading serves better.
+    from (some class missing or the frame's colours contradict the layout).
     """
     base = Calibration(calibration.board, calibration.image_size, calibration.corners,
                        calibration.oriented, None)
     reader = CellReader(base, config)
     rect = rectify(frame_bgr, base, config)
-    X = reader.features(rect)
+    X, corners = reader.features(rect)
+    looks = reader.looks(rect, corners)
     labels = np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in reader.names])
     # Check the layout against what the default classifier sees: a frame of another
     # position, or a mis-oriented grid, puts red where the layout has none and back.
     # Black against empty is not asked to agree as well: black stones on a dark face in
     # dim light are what the default reads worst and what this frame is here to teach.
-    seen = reader.probabilities(X).argmax(axis=1)
+    seen = reader.probabilities(X, None).argmax(axis=1)
     red = CLASSES.index("red")
     agree = float(((seen == red) == (labels == red)).mean())
     if agree < 0.9 or (seen == labels).mean() < 0.55:
         raise ValueError(f"frame does not show the expected layout ({100 * agree:.0f}% of cells agree)")
-    means = class_means(X, labels)
-    misread = int((reader.room_net.probabilities(calibrated_inputs(X, means)).argmax(axis=1) != labels).sum())
-    if misread > len(labels) // 20:
-        raise ValueError(f"the room's colours do not fit the start position ({misread} cells misread)")
+    # No check that the room reads its own start frame back: its looks are that frame's
+    # own cells, so it always does.
     return Calibration(calibration.board, calibration.image_size, calibration.corners,
-                       calibration.oriented, means_to_colors(means))
+                       calibration.oriented, Room.learn(X, looks, labels).to_json())

@@ -180,7 +180,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from .pipeline import Vision
     vision = Vision(calibration.board, calibration, stable_frames=1)
     result = vision.process(frame, 0)
-    if result.calibration is not None and result.calibration.colors is not None:
+    if result.calibration is not None and result.calibration.room is not None:
         calibration = result.calibration
     path = args.output or default_calibration_path()
     folder = os.path.dirname(os.path.abspath(path))
@@ -189,7 +189,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         calibration.save(path)
     except OSError as error:
         raise ConfigError(f"cannot write calibration {path}: {error.strerror}") from None
-    colours = "colours fitted to the start position" if calibration.colors else "default colours"
+    colours = "colours fitted to the start position" if calibration.room else "default colours"
     orient = "a1 from the stones" if calibration.oriented else "a1 guessed (bottom-left)"
     print(f"{calibration.board} board, {orient}, {colours}: saved {path}")
     return 0

@@ -734,7 +734,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     turn = start_orientation(frame_bgr, cal, config)
     if turn is not None:
         cal = cal.rotated(turn)
-        cal = Calibration(cal.board, cal.image_size, cal.corners, True, cal.colors)
+        cal = Calibration(cal.board, cal.image_size, cal.corners, True, cal.room)
     return cal
 
 

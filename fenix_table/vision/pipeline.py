@@ -8,8 +8,8 @@
   (the camera or the board may have been bumped) and re-locate when it does not, keeping
   the colour model and the orientation (a1 stays the corner nearest the old a1);
 * while the colour model is the shipped default, a hand-free frame that shows the start
-  position (in any of the grid's orientations) calibrates colours and stack thickness to
-  the room's light and fixes the orientation;
+  position (in any of the grid's orientations) teaches the colour model the
+  room's light (:class:`~fenix_table.vision.colour.Room`) and fixes the orientation;
 * motion is the per-cell change of the rectified board from the previous frame;
 * :class:`~fenix_table.vision.stability.StabilityFilter` turns the stream into stable
   observations.
@@ -93,12 +93,15 @@ class Vision:
         except BoardNotFoundError:
             return None
         old = self.calibration
-        if old is not None and found.board == old.board:
-            if not found.oriented and old.oriented:
-                found = _nearest_orientation(found, old)
-            found = Calibration(found.board, found.image_size, found.corners,
-                                found.oriented or old.oriented, old.colors)
-        return found
+        if old is None or found.board != old.board:
+            return found
+        # The room's cell looks are in the old grid's rectified orientation: keep it (a1
+        # the corner nearest the old a1) unless the stones say otherwise; a grid turned by
+        # them shows the start position, which teaches its room again.
+        kept = _nearest_orientation(found, old)
+        if found.oriented and kept.corners != found.corners:
+            return found
+        return Calibration(kept.board, kept.image_size, kept.corners, found.oriented or old.oriented, old.room)
 
     def process(self, frame_bgr: np.ndarray, frame_index: int = 0) -> VisionResult:
         """Process one BGR frame; see :class:`VisionResult`."""
@@ -159,7 +162,7 @@ class Vision:
                 except ValueError:
                     return None
                 return Calibration(fitted.board, fitted.image_size, fitted.corners, True,
-                                   fitted.colors)
+                                   fitted.room)
         return None
 
 

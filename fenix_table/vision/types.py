@@ -44,16 +44,18 @@ class Calibration:
     a1's outer corner, then the ends of rank 1, the far corner, the end of file a
     (board coordinates (0,0), (W,0), (W,H), (0,H)). ``oriented`` says whether a1 is
     known to be Red's camp corner (from the stones or the user) or only a guess.
-    ``colors`` is an optional self-calibrated colour model. (Stone thickness is not
-    calibrated: each frame's stacks tell it, see heights.py; files that still carry a
-    ``height_scale`` load and ignore it.)
+    ``room`` is the colour model a start-position frame taught (what each class's cells
+    look like in this room's light, see :class:`~fenix_table.vision.colour.Room`), or
+    None for the shipped default. (Stone thickness is not calibrated: each frame's stacks
+    tell it, see heights.py. Files of earlier versions load with their ``colors`` and
+    ``height_scale`` ignored: the colour model has changed since.)
     """
 
     board: str
     image_size: Tuple[int, int]
     corners: Tuple[Tuple[float, float], ...]
     oriented: bool = False
-    colors: Optional[Dict[str, Tuple[float, ...]]] = None
+    room: Optional[Dict] = None
 
     def homography(self):
         """3x3 numpy homography from board coordinates (cells; a1's outer corner at (0, 0),
@@ -82,13 +84,15 @@ class Calibration:
             raise ValueError("a 7x8 grid can only be turned by half turns")
         k = quarter_turns % 4
         corners = self.corners[k:] + self.corners[:k]
-        return Calibration(self.board, self.image_size, corners, self.oriented, self.colors)
+        # The room's cell looks are images of the rectified board, which turns with a1:
+        # a turned grid has none until it sees a start frame again.
+        return Calibration(self.board, self.image_size, corners, self.oriented, self.room if k == 0 else None)
 
     def to_json(self) -> str:
         return json.dumps({
             "board": self.board, "image_size": list(self.image_size),
             "corners": [list(map(float, c)) for c in self.corners],
-            "oriented": self.oriented, "colors": self.colors,
+            "oriented": self.oriented, "room": self.room,
         }, indent=1)
 
     @classmethod
@@ -100,10 +104,12 @@ class Calibration:
             if len(corners) != 4 or any(len(c) != 2 for c in corners):
                 raise ValueError("corners must be four (x, y) pairs")
             _check_quad(corners)
-            colors = data.get("colors")
+            room = data.get("room")
+            if room is not None:
+                from .colour import Room
+                room = Room.from_json(room).to_json()      # checked, in canonical form
             return cls(board, tuple(int(v) for v in data["image_size"]), corners,
-                       bool(data.get("oriented", False)),
-                       {k: tuple(v) for k, v in colors.items()} if colors else None)
+                       bool(data.get("oriented", False)), room)
         except ConfigError as error:
             raise ConfigError(f"bad calibration: {error}") from None
         except KeyError as error:

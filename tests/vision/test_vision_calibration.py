@@ -6,17 +6,32 @@ import pytest
 
 from fenix_table.errors import ConfigError
 from fenix_table.sim import SceneParams, render_frame
+from fenix_table.vision.colour import FEATURES, Room
 from fenix_table.vision.types import Calibration
 
 CORNERS = ((100.0, 400.0), (500.0, 410.0), (520.0, 40.0), (90.0, 60.0))
 
 
+def a_room(rng):
+    looks = rng.normal(0, 5, (3, 16 * 16 * 3))
+    return Room(rng.normal(0, 1, (3, len(FEATURES))), looks, rng.uniform(0.1, 2, looks.shape[1]))
+
+
 def test_save_and_load_round_trip(tmp_path):
     cal = Calibration("7x8", (640, 480), CORNERS, oriented=True,
-                      colors={"red": (40.0, 50.0, 200.0)})
+                      room=a_room(np.random.default_rng(0)).to_json())
     path = tmp_path / "cal.json"
     cal.save(str(path))
     assert Calibration.load(str(path)) == cal
+
+
+def test_a_room_that_is_not_this_models_is_a_clear_error(tmp_path):
+    room = a_room(np.random.default_rng(1)).to_json()
+    room["weights"] = room["weights"][:-5]
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"board": "9x9", "image_size": [640, 480], "corners": CORNERS, "room": room}))
+    with pytest.raises(ConfigError, match="bad calibration: .*room colours are not this colour model's"):
+        Calibration.load(str(path))
 
 
 @pytest.mark.parametrize("text,word", [
@@ -100,9 +115,11 @@ def test_printable_boards_are_exact_size_and_committed(face, files, ranks):
         assert np.allclose(np.diff(xs), cell) and np.allclose(np.diff(ys), cell)
 
 
-def test_a_file_from_before_heights_were_read_per_frame_still_loads(tmp_path):
-    # Calibrations saved by earlier versions carry a stone-thickness scale: ignored now.
+def test_a_file_of_an_earlier_version_still_loads(tmp_path):
+    # Earlier versions saved a stone-thickness scale and class mean colours: ignored now
+    # (heights are read per frame; the colour model has changed).
     path = tmp_path / "old.json"
     path.write_text(json.dumps({"board": "7x8", "image_size": [640, 480], "corners": CORNERS,
-                                "oriented": True, "colors": None, "height_scale": 1.1}))
+                                "oriented": True, "colors": {"red": [40.0, 50.0, 200.0]},
+                                "height_scale": 1.1}))
     assert Calibration.load(str(path)) == Calibration("7x8", (640, 480), CORNERS, oriented=True)

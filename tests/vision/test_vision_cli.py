@@ -53,7 +53,7 @@ def test_calibrate_then_detect_with_the_calibration(images, capsys, tmp_path):
     assert main(["calibrate", paths[0], "-o", str(saved)]) == 0
     assert "saved" in capsys.readouterr().out
     cal = Calibration.load(str(saved))
-    assert cal.board == "9x9" and cal.oriented and cal.colors is not None
+    assert cal.board == "9x9" and cal.oriented and cal.room is not None
     assert main(["detect", paths[1], "--calibration", str(saved)]) == 0
     rec = json.loads(capsys.readouterr().out)
     wrong = [c for c, r in rec["cells"].items() if r["color"] != placement.get(c, ("empty",))[0]]

@@ -1,10 +1,11 @@
 """The colour model: reading rooms and boards the classifier was not fitted on."""
 import numpy as np
+import pytest
 
 from fenix_table.sim import SceneParams, random_placement, render_frame
 from fenix_table.vision.board import DIMENSIONS, cell_name, start_placement
 from fenix_table.vision.cells import CellReader, calibrate_reader
-from fenix_table.vision.colour import CLASSES, frame_means
+from fenix_table.vision.colour import CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, frame_labels
 from fenix_table.vision.types import Calibration
 
 
@@ -65,17 +66,42 @@ def test_a_room_outside_the_training_ranges_is_read():
     assert wrong <= 0.02 * cells
 
 
-def test_frame_means_come_from_confident_cells_and_need_every_class():
-    X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0], [20.0], [21.0], [22.0], [99.0]])
+def test_frame_labels_come_from_confident_cells_and_need_every_class():
     P = np.full((10, 3), 0.02)
     P[np.arange(10), [0, 0, 0, 1, 1, 1, 2, 2, 2, 0]] = 0.96
     P[9] = (0.5, 0.3, 0.2)                       # unsure: left out
-    assert np.allclose(frame_means(X, P)[:, 0], [1.0, 11.0, 21.0])
+    assert frame_labels(P).tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2, -1]
     # Too few sure black cells (a dark face in dim light): the cells read black at all.
     P[6:8] = (0.3, 0.2, 0.5)
-    assert np.allclose(frame_means(X, P)[:, 0], [1.0, 11.0, 21.0])
+    assert frame_labels(P).tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2, -1]
     P[6:9] = (0.02, 0.96, 0.02)                  # no black cell
-    assert frame_means(X, P) is None
+    assert frame_labels(P) is None
+
+
+def test_room_looks_weigh_steady_pixels_and_shift_the_odds_within_their_cap():
+    # Looks of 2x2 pixels: a black stone darkens the first pixel and casts a shadow on
+    # the last; the other two pixels are all noise and must weigh little.
+    rng = np.random.default_rng(0)
+    empty, black = np.zeros(12), np.zeros(12)
+    black[0:3], black[9] = -6.0, -3.0
+    red = np.r_[np.full(9, 20.0), 0, 0, 0]
+    looks = np.vstack([empty, red, black])[np.repeat([0, 1, 2], 30)]
+    looks[:, 3:9] += rng.normal(0, 5.0, (90, 6))
+    looks[:, [0, 1, 2, 9, 10, 11]] += rng.normal(0, 0.5, (90, 6))
+    labels = np.repeat([0, 1, 2], 30)
+    room = Room.learn(np.zeros((90, len(FEATURES))), looks, labels)
+    assert room.weights[0] > 5 * room.weights[4]
+    odds = room.look_odds(looks)
+    assert (odds[:, 0] == 0).all() and np.abs(odds).max() <= LOOK_WEIGHT * LOOK_CLIP
+    # Black against empty: every cell on its own class's side, most by the full cap.
+    assert ((odds[:, 2] > 0) == (labels == 2)).all()
+    assert np.median(odds[labels == 2, 2]) == pytest.approx(LOOK_WEIGHT * LOOK_CLIP)
+    assert (odds[labels == 1, 1] > 0).all() and (odds[labels == 0, 1] < 0).all()
+    # A JSON round trip keeps it.
+    again = Room.from_json(room.to_json())
+    assert np.allclose(again.looks, room.looks, atol=1e-3)
+    with pytest.raises(ValueError, match="not this colour model"):
+        Room.from_json({"means": {}, "looks": {}, "weights": []})
 
 
 def test_a_frame_without_black_stones_still_reads():

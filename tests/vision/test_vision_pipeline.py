@@ -34,7 +34,7 @@ def test_sequence_calibrates_waits_for_stillness_and_sees_hands():
     first = results[0]
     assert first.status == "ok" and first.calibration.board == "7x8"
     # The start position fixed a1 at Red's camp and fitted the colours to the room.
-    assert first.calibration.oriented and first.calibration.colors is not None
+    assert first.calibration.oriented and first.calibration.room is not None
     assert first.stable is None
     assert results[1].stable is not None
     assert results[1].stable.placement().keys() == start.keys()
@@ -44,6 +44,25 @@ def test_sequence_calibrates_waits_for_stillness_and_sees_hands():
     final = results[6].stable
     assert final is not None and final.frame_index == 6
     assert {c: col for c, (col, _) in final.placement().items()} == {c: col for c, (col, _) in moved.items()}
+
+
+def test_a_bumped_camera_is_found_again_and_keeps_the_rooms_colours():
+    rng = np.random.default_rng(6)
+    scene = SceneParams(board_color=(0.07, 0.08, 0.1), black_color=(0.06, 0.06, 0.06), light_intensity=0.45,
+                        noise_sigma=3.0, jpeg_quality=80, yaw_deg=30.0)
+    layout = start_placement("9x9")
+    vision = Vision(stable_frames=1, check_every=1)
+    first = vision.process(render_frame(layout, "9x9", scene, rng)[0], 0)
+    assert first.calibration.oriented and first.calibration.room is not None
+    moved = dict(layout)
+    moved["e5"] = moved.pop("e2")
+    bumped = replace(scene, yaw_deg=34.0, offset=(0.5, 0.2))
+    frames = [render_frame(moved, "9x9", bumped, rng)[0] for _ in range(3)]
+    results = [vision.process(f, i) for i, f in enumerate(frames, 1)]
+    last = results[-1]
+    assert last.calibration.corners != first.calibration.corners       # found again
+    assert last.calibration.oriented and last.calibration.room == first.calibration.room
+    assert {c: col for c, (col, _) in last.stable.placement().items()} == {c: col for c, (col, _) in moved.items()}
 
 
 def test_a_given_calibration_of_another_board_is_refused():
