@@ -41,6 +41,7 @@ class SceneParams:
     board_color: Tuple[float, float, float] = (0.10, 0.12, 0.16)
     line_color: Tuple[float, float, float] = (0.85, 0.85, 0.82)
     line_width: float = 0.045                          # cells
+    border_line: float = 0.0                           # a printed line this far outside the grid, cells (0: none)
     table_color: Tuple[float, float, float] = (0.35, 0.45, 0.55)
     red_color: Tuple[float, float, float] = (0.12, 0.12, 0.70)
     black_color: Tuple[float, float, float] = (0.06, 0.06, 0.06)
@@ -312,6 +313,12 @@ def _board_texture(board: str, scene: SceneParams, ppc: int, rng: np.random.Gene
     for j in range(height + 1):
         y = int(round((m + j) * ppc))
         cv2.line(tex, (int(m * ppc), y), (int((m + width) * ppc), y), scene.line_color, lw, cv2.LINE_AA)
+    if 0 < scene.border_line < m:
+        # Many printed boards frame the grid: a thinner line around it in the margin.
+        b = m - scene.border_line
+        cv2.rectangle(tex, (int(round(b * ppc)), int(round(b * ppc))),
+                      (int(round((m + width + scene.border_line) * ppc)), int(round((m + height + scene.border_line) * ppc))),
+                      scene.line_color, max(1, lw // 2), cv2.LINE_AA)
     return np.flipud(tex).copy()  # texture row 0 = top = highest rank
 
 

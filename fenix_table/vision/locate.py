@@ -689,6 +689,28 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
     return best
 
 
+def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str], config: LocateConfig):
+    """A faint grid found at the work size, weighed again at twice the size.
+
+    Thin, faint lines (and a printed border line a fraction of a cell outside the grid)
+    can make a grid a cell off, or of the wrong face, the best fit at the work size; at
+    twice the size the true grid fits far better than its neighbours. So search there too,
+    and keep whichever grid fits best there: the new find, or the first one refined on
+    the larger image. ``first``: the work image's scale. Returns (best, gray, scale) for
+    the image the grid was kept in."""
+    score, face, Hm, na, nb = best
+    gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
+    found = _search(gray, faces, config.kernel, config)
+    lines = line_image(gray, LIGHT_LINES[face], config.kernel)
+    dil = _dilate(lines)
+    Hm = np.diag([scale / first, scale / first, 1.0]) @ Hm
+    refined = _refine(lines, Hm, na, nb)
+    score, Hm = max((_score(dil, Hm, na, nb), Hm), (_score(dil, refined, na, nb), refined), key=lambda t: t[0])
+    if found is not None and found[0] > score:
+        return found, gray, scale
+    return (score, face, Hm, na, nb), gray, scale
+
+
 def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfig = DEFAULT) -> Calibration:
     """Find the grid in a BGR frame and return its Calibration.
 
@@ -709,6 +731,8 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     faces = ("9x9", "7x8") if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
     best = _search(gray, faces, config.kernel, config)
+    if best is not None and best[0] < config.sure_fit and max(h, w) > 1.3 * config.work_size:
+        best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
         # has them, else a narrower top-hat so that small stones do not pass for lines.
