@@ -50,6 +50,7 @@ class LocateConfig:
     crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity
     min_agreement: float = 0.7       # ... below this share the face is in doubt: no board
     sure_fit: float = 0.45           # grid_fit above this: do not try the other face
+    closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
 
@@ -731,7 +732,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     faces = ("9x9", "7x8") if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
     best = _search(gray, faces, config.kernel, config)
-    if best is not None and best[0] < config.sure_fit and max(h, w) > 1.3 * config.work_size:
+    if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
         best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
