@@ -236,6 +236,9 @@ class Table:
         if result.stable is not None:
             events = [e for e in self.referee.observe(result.stable) if e.kind != "board_view"]
             changed = self._emit(events) or changed
+            seen = self.referee.seen_position(events)
+            if seen is not None:
+                self.vision.learn(seen)
         return changed
 
     def camera(self, ok: bool) -> bool:

@@ -104,7 +104,11 @@ def run_track(args) -> int:
                 import cv2
                 ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
                 jpeg = data.tobytes() if ok else None
-            emit(referee.observe(observation, jpeg=jpeg), index)
+            events = referee.observe(observation, jpeg=jpeg)
+            emit(events, index)
+            seen = referee.seen_position(events) if result.stable is not None else None
+            if seen is not None:
+                vision.learn(seen)
     if referee is None:
         raise BoardNotFoundError(f"no board found in {args.source}")
     if args.output:

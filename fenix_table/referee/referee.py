@@ -121,6 +121,15 @@ class Referee:
         """Every committed ply's token (a played-on ply shows the attempted move)."""
         return [token for token, _, _ in self._plies]
 
+    def seen_position(self, events: Sequence[ev.Event]) -> Optional[Dict[str, Tuple[str, int]]]:
+        """The stacks (cell -> (colour, height)) the board was just seen to show, when
+        ``events`` (what one stable observation caused) committed a move or found the
+        board back in sync and play goes on; else None. The camera learns its colours
+        from such frames (:meth:`fenix_table.vision.Vision.learn`)."""
+        if self._state != "play" or not any(e.kind in ("move_committed", "in_sync") for e in events):
+            return None
+        return self.position.stacks()
+
     # -- starting ---------------------------------------------------------------------
     def _load(self, game_id: int) -> Game:
         """Rebuild a stored game; RecordError when it is finished or does not replay."""

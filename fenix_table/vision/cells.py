@@ -12,7 +12,7 @@ patch and all cells are read at once with array operations:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -142,6 +142,11 @@ class CellReader:
         self.rectifier = Rectifier(calibration, config)
         self.last: Optional[Rectified] = None
 
+    def use_room(self, room: Room) -> None:
+        """Read from now on with ``room`` (one learned again from newer frames)."""
+        self.room = room
+        self.calibrated = True
+
     # -- colour --------------------------------------------------------------------------
 
     def features(self, rect: Rectified) -> Tuple[np.ndarray, np.ndarray]:
@@ -228,10 +233,11 @@ class CellReader:
 
 def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
                      placement: Dict[str, Tuple[str, int]],
-                     config: ReaderConfig = DEFAULT_READER) -> Calibration:
+                     config: ReaderConfig = DEFAULT_READER, unsure: Sequence[str] = ()) -> Calibration:
     """Fit the colour model to a frame showing ``placement`` (normally the start
-    position) and return the calibration carrying it. (Stack heights need no start
-    frame: each frame's stacks tell their stone thickness, see :mod:`.heights`.)
+    position) and return the calibration carrying it; the cells named in ``unsure``
+    are left out. (Stack heights need no start frame: each frame's stacks tell their
+    stone thickness, see :mod:`.heights`.)
 
     Raises ValueError when the frame does not fit the placement well enough to learn
     from (some class missing or the frame's colours contradict the layout).
@@ -254,5 +260,6 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
         raise ValueError(f"frame does not show the expected layout ({100 * agree:.0f}% of cells agree)")
     # No check that the room reads its own start frame back: its looks are that frame's
     # own cells, so it always does.
+    labels = np.where([n in unsure for n in reader.names], -1, labels)
     return Calibration(calibration.board, calibration.image_size, calibration.corners,
                        calibration.oriented, Room.learn(X, looks, labels).to_json())

@@ -10,25 +10,32 @@
 * while the colour model is the shipped default, a hand-free frame that shows the start
   position (in any of the grid's orientations) teaches the colour model the
   room's light (:class:`~fenix_table.vision.colour.Room`) and fixes the orientation;
+* each position the referee confirms (:meth:`Vision.learn`) teaches it again, from the
+  last few confirmed frames: positions with stones all over the board, and the light as
+  it is now, not as it was at the start;
 * motion is the per-cell change of the rectified board from the previous frame;
 * :class:`~fenix_table.vision.stability.StabilityFilter` turns the stream into stable
   observations.
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
-from typing import Optional
+from typing import Mapping, Optional, Tuple
 
 import numpy as np
 
 from ..errors import BoardNotFoundError
 from .board import DIMENSIONS, check_board, start_placement
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
+from .colour import CLASSES, Room
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
 
 STATUSES = ("ok", "board_not_found", "hand", "moving")
+LESSONS = 6           # confirmed frames the room is learned from (the latest ones)
+LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
 
 
 @dataclass(frozen=True)
@@ -71,17 +78,23 @@ class Vision:
         self.reader: Optional[CellReader] = None
         self.previous_L: Optional[np.ndarray] = None
         self.frames_since_check = 0
+        self.lessons: deque = deque(maxlen=LESSONS)   # (features, looks, labels) of confirmed frames
+        self._last: Optional[Tuple[Observation, bool]] = None   # last frame read, and whether it moved
         if calibration is not None:
             self._use(calibration)
 
     def _use(self, calibration: Calibration) -> None:
+        if calibration.room is None:
+            self.lessons.clear()          # a new grid orientation: its looks start afresh
         self.calibration = calibration
         self.reader = CellReader(calibration, self.config)
         self.previous_L = None
         self.frames_since_check = 0
+        self._last = None
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
+        self._last = None
         board = self.board if self.board != "auto" else (self.calibration.board if self.calibration else "auto")
         obs = Observation(board, {}, False, (), False, frame_index)
         return VisionResult(obs, None, None, "board_not_found")
@@ -127,11 +140,14 @@ class Vision:
         self.frames_since_check += 1
 
         obs = self.reader.read(frame_bgr, frame_index)
-        if not obs.hand and not self.reader.calibrated:
+        if not self.reader.calibrated:
             calibrated = self._calibrate_from_start(frame_bgr, obs)
             if calibrated is not None:
                 self._use(calibrated)
                 obs = self.reader.read(frame_bgr, frame_index)
+                self.lessons.clear()
+                start = start_placement(calibrated.board)
+                self._add_lesson(start, np.array([n not in obs.occluded_cells for n in self.reader.names]))
 
         L = self.reader.last.L
         moving = False
@@ -140,25 +156,79 @@ class Vision:
             change = cell_motion(self.previous_L, L, width, height, self.reader.last.ppc, self.reader.last.pad)
             moving = bool((change > self.motion_threshold).any())
         self.previous_L = L.copy()
+        self._last = (obs, moving)
         stable = self.filter.push(obs, moving=moving)
         status = "hand" if obs.hand else ("moving" if moving else "ok")
         return VisionResult(obs, stable, self.calibration, status)
+
+    def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:
+        """The referee's word that the board in the last frame processed shows
+        ``placement`` (cell -> (colour, height); cells not in it are empty), normally
+        right after that frame's stable observation committed a move. The room's colours
+        are learned again from the latest confirmed frames (the start frame among them
+        until newer ones push it out). Returns whether the frame was taken.
+
+        Only a still, hand-free frame of an oriented grid that already reads nearly all
+        (:data:`LESSON_AGREEMENT`) of its cells as confirmed is taken: a stone lifted
+        since, or a grid turned against the referee's names, must not teach the room."""
+        if self._last is None or self.reader is None or not self.calibration.oriented:
+            return False
+        obs, moving = self._last
+        if obs.hand or moving or obs.occluded_cells:
+            return False
+        agree = np.array([obs.cells[n].color == placement.get(n, ("empty",))[0] for n in self.reader.names])
+        # The few cells read otherwise are left out of the lesson: most are misreads, but
+        # one may hold what the referee let pass (a stray stone, a stone read through glare).
+        if agree.mean() < LESSON_AGREEMENT or not self._add_lesson(placement, agree):
+            return False
+        if len(self.lessons) < 2:
+            return True     # one frame alone teaches less than the room it would replace
+        X, looks, labels = (np.concatenate(parts) for parts in zip(*self.lessons))
+        room = Room.learn(X, looks, labels)
+        cal = self.calibration
+        self.calibration = Calibration(cal.board, cal.image_size, cal.corners, cal.oriented, room.to_json())
+        self.reader.use_room(room)
+        return True
+
+    def _add_lesson(self, placement: Mapping[str, Tuple[str, int]], use: Optional[np.ndarray] = None) -> bool:
+        """Keep the last frame read, labelled with ``placement``, as a lesson (only the
+        cells ``use`` marks, when given)."""
+        rect = self.reader.last
+        if rect is None:
+            return False
+        X, corners = self.reader.features(rect)
+        labels = np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in self.reader.names])
+        if use is not None:
+            labels = np.where(use, labels, -1)
+        if len(set(labels.tolist()) - {-1}) < len(CLASSES):
+            return False        # a class the frame does not show cannot be learned from it
+        self.lessons.append((X, self.reader.looks(rect, corners), labels))
+        return True
 
     def _calibrate_from_start(self, frame_bgr: np.ndarray, obs: Observation) -> Optional[Calibration]:
         """The calibration refitted to this frame if it shows the start position in one
         of the grid's orientations, else None."""
         cal = self.calibration
         layout = start_placement(cal.board)
+        if obs.hand:
+            # Flagged cells in a frame that reads as the start position cell for cell are
+            # glare on glossy stones, not an arm: an arm's cells fit no class. Such a frame
+            # still teaches, without the flagged cells.
+            exact = np.mean([obs.cells[c].color == layout.get(c, ("empty",))[0] for c in obs.cells])
+            if not cal.oriented or exact < LESSON_AGREEMENT:
+                return None
         turns = (0,) if cal.oriented else ((0, 1, 2, 3) if cal.board == "9x9" else (0, 2))
         for turn in turns:
             turned = cal.rotated(turn) if turn else cal
             # Cell names move with the turn; compare via the turned grid's own reading.
             seen = obs if turn == 0 else CellReader(turned, self.config).read(frame_bgr, obs.frame_index)
-            agree = sum((seen.cells[c].color == (layout[c][0] if c in layout else "empty"))
+            # Red where the start position has red and nowhere else; black against empty
+            # is left to the frame to teach (the default reads it worst in dim light).
+            agree = sum((seen.cells[c].color == "red") == (layout.get(c, ("empty",))[0] == "red")
                         for c in seen.cells) / len(seen.cells)
             if agree >= 0.9:
                 try:
-                    fitted = calibrate_reader(frame_bgr, turned, layout, self.config)
+                    fitted = calibrate_reader(frame_bgr, turned, layout, self.config, unsure=obs.occluded_cells)
                 except ValueError:
                     return None
                 return Calibration(fitted.board, fitted.image_size, fitted.corners, True,

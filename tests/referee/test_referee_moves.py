@@ -253,3 +253,24 @@ def test_two_setup_plies_without_heights_are_all_offered_to_pick_from():
     assert ref.moves == []
     ref.confirm(["c2-c3", "f7-g3"])
     assert ref.position == seen
+
+
+def test_the_camera_may_learn_from_a_board_seen_to_commit_a_move_or_come_back_in_sync():
+    start = position_of("7x8", BASIC)
+    ref = Referee(start=start)
+    ref.begin()
+    events = ref.observe(observe_placement(start.stacks(), "7x8", 0))
+    assert ref.seen_position(events) == start.stacks()          # in sync with the start
+    seen = after(start, "c2-c3")
+    events = ref.observe(observe_placement(seen.stacks(), "7x8", 1))
+    assert ref.seen_position(events) == seen.stacks()
+    # Nothing new seen, or a board that is not the game's position: nothing to learn from.
+    assert ref.seen_position(ref.observe(observe_placement(seen.stacks(), "7x8", 2))) is None
+    other = Referee(start=start)
+    other.begin()
+    reported = []
+    for frame in range(3):
+        events = other.observe(observe_placement({"d4": ("red", 1)}, "7x8", frame))
+        reported += events
+        assert other.seen_position(events) is None
+    assert other.state == "checking" and reported

@@ -4,7 +4,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fenix_table.sim import SceneParams, render_frame
+from fenix_table.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.vision import Vision
 from fenix_table.vision.board import start_placement
 
@@ -75,3 +75,58 @@ def test_a_given_calibration_of_another_board_is_refused():
 def test_rejects_a_non_image():
     with pytest.raises(ValueError):
         Vision().process(np.zeros((4, 4)), 0)
+
+
+def confirmed_positions(seed):
+    """A 9x9 room (its start frame and three later positions) from the generator."""
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
+    placements = [start_placement("9x9")] + [random_placement(rng, "9x9") for _ in range(3)]
+    return scene, placements, [render_frame(p, "9x9", scene, rng)[0] for p in placements]
+
+
+def test_positions_the_referee_confirms_teach_the_room_what_the_start_frame_did_not():
+    # In this room the start frame's lesson leaves a cell of a later position misread.
+    scene, placements, frames = confirmed_positions(25)
+    vision = Vision(board="9x9", stable_frames=1)
+    assert vision.process(frames[0], 0).calibration.room is not None
+
+    def misread(k):
+        cells = vision.process(frames[k], k).observation.cells
+        return [c for c in cells if cells[c].color != placements[k].get(c, ("empty",))[0]]
+
+    assert misread(2)
+    for k in (1, 3):
+        vision.process(frames[k], k)
+        vision.process(frames[k], k)          # the board is still: the referee commits
+        assert vision.learn(placements[k])
+    assert len(vision.lessons) == 3
+    assert vision.calibration.room == vision.reader.room.to_json()
+    assert misread(2) == []
+
+
+def test_a_frame_that_does_not_show_the_confirmed_position_teaches_nothing():
+    scene, placements, frames = confirmed_positions(25)
+    vision = Vision(board="9x9", stable_frames=1)
+    room = vision.process(frames[0], 0).calibration.room
+    vision.process(frames[1], 1)
+    assert not vision.learn(placements[1])    # the board was still moving
+    vision.process(frames[1], 2)
+    assert not vision.learn(placements[3])    # another position than the one in view
+    rng = np.random.default_rng(1)
+    hand = render_frame(placements[1], "9x9", replace(scene, hand=True, hand_reach=4.0), rng)[0]
+    vision.process(hand, 3)
+    vision.process(hand, 4)
+    assert not vision.learn(placements[1])    # an arm over the board
+    assert vision.calibration.room is room and len(vision.lessons) == 1
+
+
+def test_glare_taken_for_an_arm_does_not_keep_the_start_frame_from_teaching():
+    # Glossy black stones under a lamp: the camp along the board's edge fits no class of
+    # the shipped model, which is what an arm over the edge looks like.
+    rng = np.random.default_rng(59)
+    scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
+    layout = start_placement("9x9")
+    result = Vision(board="9x9", stable_frames=1).process(render_frame(layout, "9x9", scene, rng)[0], 0)
+    assert result.calibration.oriented and result.calibration.room is not None
+    assert {c: col for c, (col, _) in result.observation.placement().items()} == {c: col for c, (col, _) in layout.items()}
