@@ -66,6 +66,8 @@ class Tally:
     delays_ms: List[float] = field(default_factory=list)
     observe_ms: List[float] = field(default_factory=list)   # referee.observe per observation
     frame_ms: List[float] = field(default_factory=list)     # vision + referee per frame
+    lessons: int = 0                                          # confirmed frames vision learned from
+    learn_ms: List[float] = field(default_factory=list)     # Vision.learn per confirmed board
     games: int = 0
     boards: Dict[str, int] = field(default_factory=dict)
 
@@ -317,6 +319,13 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960)) -> Optional[Ta
                         tally.observe_ms.append((time.perf_counter() - judged) * 1000)
             spent = (time.perf_counter() - began) * 1000
             tally.frame_ms.append(spent)
+            # As the table does once a move is announced: the confirmed board teaches the
+            # camera's colours (after the announcement, so not in the delay).
+            seen = ref.seen_position(events) if ref is not None and result.stable is not None else None
+            if seen is not None:
+                began = time.perf_counter()
+                tally.lessons += vision.learn(seen)
+                tally.learn_ms.append((time.perf_counter() - began) * 1000)
             for event in events:
                 if event.kind == "move_committed":
                     if event.fpn_after in [p.fpn() for p in truth.positions]:
@@ -396,6 +405,9 @@ def report(title: str, tally: Tally, fps: Optional[float]) -> None:
               f"{spread(tally.observe_ms)}")
     if tally.frame_ms:
         print(f"vision + referee per frame ({len(tally.frame_ms)}): {spread(tally.frame_ms)}")
+    if tally.learn_ms:
+        print(f"vision learned from {tally.lessons} of {len(tally.learn_ms)} confirmed boards; "
+              f"Vision.learn {spread(tally.learn_ms)}")
     print()
 
 
