@@ -34,7 +34,7 @@ from .stability import StabilityFilter
 from .types import Calibration, Observation
 
 STATUSES = ("ok", "board_not_found", "hand", "moving")
-LESSONS = 6           # confirmed frames the room is learned from (the latest ones)
+LESSONS = 6               # confirmed frames the room is learned from (the latest ones)
 LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
 
 
