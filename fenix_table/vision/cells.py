@@ -228,7 +228,13 @@ class CellReader:
         contrast over the room's own noise is left out: in a sharp, clean frame it grows
         without bound for every stone, which says nothing about an arm."""
         Z = (X - self.net.mean) / self.net.std
-        return np.abs(Z[:, _MISFIT_FEATURES]).max(axis=1)
+        score = np.abs(Z[:, _MISFIT_FEATURES]).max(axis=1)
+        if self.room is not None:
+            # A cell like one of the room's own classes fits, however far it is from the
+            # rooms the model was fitted on: glare on glossy stones along the edge is no arm.
+            near = np.abs((X[:, None, :] - self.room.means[None]) / self.net.std)[:, :, _MISFIT_FEATURES]
+            score = np.minimum(score, near.max(axis=2).min(axis=1))
+        return score
 
 
 def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
