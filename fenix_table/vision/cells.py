@@ -19,7 +19,7 @@ import numpy as np
 
 from .board import DIMENSIONS, cell_names
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
-                     frame_labels, shipped_net, softmax)
+                     frame_labels, layout_labels, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, hidden_edge_lines, margin_runs
 from .types import Calibration, CellReading, Observation
@@ -254,7 +254,7 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     rect = rectify(frame_bgr, base, config)
     X, corners = reader.features(rect)
     looks = reader.looks(rect, corners)
-    labels = np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in reader.names])
+    labels = layout_labels(placement, reader.names)
     # Check the layout against what the default classifier sees: a frame of another
     # position, or a mis-oriented grid, puts red where the layout has none and back.
     # Black against empty is not asked to agree as well: black stones on a dark face in

@@ -195,6 +195,12 @@ def cell_looks(lab: np.ndarray, corners: np.ndarray, width: int, height: int, pp
     return ((small - local[:, None, :]) * scale[:, None, None]).reshape(width * height, -1)
 
 
+def layout_labels(placement: Mapping[str, Tuple[str, int]], names: Sequence[str]) -> np.ndarray:
+    """Every named cell's class (CLASSES index) in ``placement`` (cell -> (colour,
+    height)); empty where it has no stack."""
+    return np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in names])
+
+
 def class_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """(3 x F) mean feature row per class (CLASSES order) of the cells ``labels`` names
     (-1: left out). Raises ValueError when a class has no cell."""

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import BoardNotFoundError
 from .board import DIMENSIONS, check_board, start_placement
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
-from .colour import CLASSES, Room
+from .colour import CLASSES, Room, layout_labels
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
@@ -174,9 +174,9 @@ class Vision:
         if self._last is None or self.reader is None or not self.calibration.oriented:
             return False
         obs, moving = self._last
-        if obs.hand or moving or obs.occluded_cells:
+        if obs.hand or moving:
             return False
-        agree = np.array([obs.cells[n].color == placement.get(n, ("empty",))[0] for n in self.reader.names])
+        agree = _reads_as(obs, placement)
         # The few cells read otherwise are left out of the lesson: most are misreads, but
         # one may hold what the referee let pass (a stray stone, a stone read through glare).
         if agree.mean() < LESSON_AGREEMENT or not self._add_lesson(placement, agree):
@@ -197,7 +197,7 @@ class Vision:
         if rect is None:
             return False
         X, corners = self.reader.features(rect)
-        labels = np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in self.reader.names])
+        labels = layout_labels(placement, self.reader.names)
         if use is not None:
             labels = np.where(use, labels, -1)
         if len(set(labels.tolist()) - {-1}) < len(CLASSES):
@@ -214,8 +214,7 @@ class Vision:
             # Flagged cells in a frame that reads as the start position cell for cell are
             # glare on glossy stones, not an arm: an arm's cells fit no class. Such a frame
             # still teaches, without the flagged cells.
-            exact = np.mean([obs.cells[c].color == layout.get(c, ("empty",))[0] for c in obs.cells])
-            if not cal.oriented or exact < LESSON_AGREEMENT:
+            if not cal.oriented or _reads_as(obs, layout).mean() < LESSON_AGREEMENT:
                 return None
         turns = (0,) if cal.oriented else ((0, 1, 2, 3) if cal.board == "9x9" else (0, 2))
         for turn in turns:
@@ -234,6 +233,13 @@ class Vision:
                 return Calibration(fitted.board, fitted.image_size, fitted.corners, True,
                                    fitted.room)
         return None
+
+
+def _reads_as(obs: Observation, placement: Mapping[str, Tuple[str, int]]) -> np.ndarray:
+    """Per cell (``obs.cells`` order, the reader's), whether ``obs`` reads it as
+    ``placement`` has it."""
+    seen = np.array([CLASSES.index(r.color) for r in obs.cells.values()])
+    return seen == layout_labels(placement, list(obs.cells))
 
 
 def _nearest_orientation(found: Calibration, old: Calibration) -> Calibration:

@@ -114,7 +114,7 @@ def scene_rows(scenes: int, seed: int) -> Iterator[Tuple]:
     from fenix_table.sim import random_placement, render_frame
     from .board import DIMENSIONS, cell_names, start_placement
     from .cells import DEFAULT_READER, rectify
-    from .colour import CLASSES, frame_features
+    from .colour import frame_features, layout_labels
     from .types import Calibration
     rng = np.random.default_rng(seed)
     for i in range(scenes):
@@ -137,7 +137,7 @@ def scene_rows(scenes: int, seed: int) -> Iterator[Tuple]:
                 lab = add_grain(lab, field, strength, mask)
             width, height = DIMENSIONS[board]
             X = frame_features(lab, gradient(lab), width, height, rect.ppc, rect.pad)[0]
-            y = np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in cell_names(board)])
+            y = layout_labels(placement, cell_names(board))
             out += [X, y]
         yield tuple(out)
 

@@ -5,7 +5,7 @@ import pytest
 from fenix_table.sim import SceneParams, random_placement, render_frame
 from fenix_table.vision.board import DIMENSIONS, cell_name, cell_names, start_placement
 from fenix_table.vision.cells import CellReader, calibrate_reader
-from fenix_table.vision.colour import CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, frame_labels
+from fenix_table.vision.colour import CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, frame_labels, layout_labels
 from fenix_table.vision.training import scene_rows
 from fenix_table.vision.types import Calibration
 
@@ -121,6 +121,5 @@ def test_training_rows_are_the_readers_features_with_the_layouts_labels():
     names = cell_names(board)
     assert start_X.shape == game_X.shape == (len(names), len(FEATURES))
     assert np.isfinite(start_X).all() and np.isfinite(game_X).all()
-    layout = start_placement(board)
-    assert start_y.tolist() == [CLASSES.index(layout[n][0]) if n in layout else 0 for n in names]
+    assert start_y.tolist() == layout_labels(start_placement(board), names).tolist()
     assert set(game_y.tolist()) <= {0, 1, 2} and len(game_y) == len(names)
