@@ -59,9 +59,14 @@ def light_lines(size: str) -> bool:
     return _LIGHT_LINES[check_size(size)]
 
 
+def file_letter(file: int) -> str:
+    """The letter naming a file: ``file_letter(0) == "a"`` (0-based)."""
+    return chr(97 + file)
+
+
 def cell_name(file: int, rank: int) -> str:
     """``cell_name(2, 3) == "c4"`` (both 0-based)."""
-    return f"{chr(97 + file)}{rank + 1}"
+    return f"{file_letter(file)}{rank + 1}"
 
 
 def cell_index(name: str) -> Tuple[int, int]:

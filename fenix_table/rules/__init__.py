@@ -13,7 +13,8 @@ from .explain import Explanation, explain
 from .fgn import GameRecord, format_fgn, parse_fgn, read_fgn
 from .game import Game, Status, position_status
 from .messages import MESSAGES
-from .movegen import Move, apply, captures, find_move, legal_moves, parse_token, play
+from .movegen import (Move, apply, captures, find_move, legal_moves, parse_token, play,
+                      position_after_turn)
 from .options import OFFICIAL, OPTION_VALUES, PRESETS, STRIKE, Rules
 from .position import BLACK, RED, START_FPN, Position
 
@@ -21,5 +22,5 @@ __all__ = [
     "BLACK", "Explanation", "Game", "GameRecord", "MESSAGES", "Move", "OFFICIAL",
     "OPTION_VALUES", "PRESETS", "Position", "RED", "Rules", "START_FPN", "STRIKE", "Status",
     "apply", "captures", "explain", "find_move", "format_fgn", "legal_moves", "parse_fgn",
-    "parse_token", "play", "position_status", "read_fgn",
+    "parse_token", "play", "position_after_turn", "position_status", "read_fgn",
 ]

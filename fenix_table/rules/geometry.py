@@ -1,12 +1,15 @@
-"""Board geometry: cell names, neighbour and ray tables, bitboard masks.
+"""The rules engine's tables for one board face: step and ray tables, bitboard masks.
 
-A cell index is ``rank * width + file`` (a1 = 0). Bitboards are Python ints with bit
-``index`` set for an occupied cell. Everything here is computed once per board side.
+The board facts themselves (sizes, cell names, neighbours, stones per side) come from
+:mod:`fenix_table.board`; a cell index is its index there, ``rank * width + file``
+(a1 = 0). Bitboards are Python ints with bit ``index`` set for an occupied cell.
+Everything here is computed once per board face.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
+from .. import board
 from ..errors import NotationError
 
 # Directions as (file step, rank step). The first four are orthogonal.
@@ -14,23 +17,19 @@ ORTHOGONAL = ((0, 1), (1, 0), (0, -1), (-1, 0))
 DIAGONAL = ((1, 1), (1, -1), (-1, -1), (-1, 1))
 ALL_DIRECTIONS = ORTHOGONAL + DIAGONAL
 
-SIZES = ("9x9", "7x8")
-
 
 class Geometry:
-    """Fixed facts about one board side (``9x9`` or ``7x8``)."""
+    """Fixed facts about one board face (``9x9`` or ``7x8``), as the engine uses them."""
 
     def __init__(self, size: str) -> None:
-        width, height = {"9x9": (9, 9), "7x8": (7, 8)}[size]
+        width, height = board.dimensions(size)
         self.size = size
         self.width = width
         self.height = height
         self.n = n = width * height
-        self.stones_per_side = 28 if size == "9x9" else 21
-        self.camp_limit = 6 if size == "9x9" else 5
-        self.names: Tuple[str, ...] = tuple(
-            f"{chr(97 + i % width)}{i // width + 1}" for i in range(n))
-        self.index: Dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self.stones_per_side = board.stones_per_side(size)
+        self.names: Tuple[str, ...] = board.cell_names(size)
+        self.index: Dict[str, int] = dict(board.cell_numbers(size))
         self.full = (1 << n) - 1
 
         # step[d][i]: neighbour of i in direction d (index into ALL_DIRECTIONS), or -1.
@@ -52,17 +51,14 @@ class Geometry:
                     j = self.step[d][j]
                 rays.append(tuple(cells))
             self.ray.append(rays)
-        self.neighbours8 = [tuple(self.step[d][i] for d in range(8) if self.step[d][i] >= 0)
-                            for i in range(n)]
-        self.neighbours4 = [tuple(self.step[d][i] for d in range(4) if self.step[d][i] >= 0)
-                            for i in range(n)]
+        index = self.index
+        self.neighbours8 = [tuple(index[m] for m in board.neighbours(size, name))
+                            for name in self.names]
+        self.neighbours4 = [tuple(index[m] for m in board.neighbours(size, name, diagonal=False))
+                            for name in self.names]
         # Shift masks: cells that may move one step in direction d without leaving the board.
         self.can_step = [sum(1 << i for i in range(n) if self.step[d][i] >= 0) for d in range(8)]
         self.delta = [dr * width + df for df, dr in ALL_DIRECTIONS]
-
-        red_camp = [i for i in range(n) if i % width + i // width <= self.camp_limit]
-        self.red_camp = tuple(red_camp)
-        self.black_camp = tuple(n - 1 - i for i in red_camp)
 
     def shift(self, bits: int, d: int) -> int:
         """Move every set bit one cell in direction ``d``; bits leaving the board vanish."""
@@ -78,7 +74,7 @@ class Geometry:
             raise NotationError(f"unknown cell {name!r} on the {self.size} board") from None
 
 
-GEOMETRIES = {size: Geometry(size) for size in SIZES}
+GEOMETRIES = {size: Geometry(size) for size in board.SIZES}
 
 
 def geometry(size: str) -> Geometry:

@@ -7,7 +7,7 @@ pieces that a bitboard pre-check shows can capture at all.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple
 
 from ..errors import IllegalMoveError, NotationError
 from .geometry import Geometry, bits_of
@@ -474,6 +474,47 @@ def play(pos: Position, move: Move) -> Position:
         else:
             duty = "-"
     return Position(pos.geo, tuple(board), turn, setup, duty, clock, (red, black, s, g, k))
+
+
+def position_after_turn(pos: Position, stacks: Mapping[str, Tuple[str, int]]) -> Position:
+    """The position after one turn of ``pos.side``, legal or not, that left ``stacks``
+    (``{cell: (colour, height)}``, as :meth:`Position.stacks` returns) on the board.
+
+    The counters move on as after a move: during setup the mover's setup counter; in
+    battle the clock (back to 0 when the opponent lost stones, else one more) and the
+    opponent's duty: K when they have no King, G when they lost a General. Raises
+    :class:`IllegalMoveError` naming what makes the result impossible: more stones of a
+    side than before, or a board no position can have (a stack of 4, ...).
+
+    >>> start = Position.start("7x8")
+    >>> stacks = start.stacks()
+    >>> stacks["b1"] = ("red", 2); del stacks["a1"]
+    >>> position_after_turn(start, stacks) == apply(start, "a1-b1")
+    True
+    """
+    before = pos.stacks()
+    for side in ("red", "black"):
+        was = sum(h for c, h in before.values() if c == side)
+        now = sum(h for c, h in stacks.values() if c == side)
+        if now > was:
+            raise IllegalMoveError(f"there are more {side} stones on the board ({now}) than "
+                                   f"before ({was})")
+    other = "black" if pos.turn == RED else "red"
+    setup, duty, clock = pos.setup, "-", 0
+    if pos.in_setup:
+        setup = (setup[0] + 1, setup[1]) if pos.turn == RED else (setup[0], setup[1] + 1)
+    else:
+        lost = pos.stones(other) > sum(h for c, h in stacks.values() if c == other)
+        clock = 0 if lost else pos.clock + 1
+        if (other, 3) not in stacks.values():
+            duty = "K"
+        elif pos.count(other, 2) > sum(1 for piece in stacks.values() if piece == (other, 2)):
+            duty = "G"
+    try:
+        return Position.from_placement(pos.size, stacks, other, setup=setup, duty=duty,
+                                       clock=clock)
+    except NotationError as error:
+        raise IllegalMoveError(f"the board is not a possible position: {error}") from None
 
 
 def find_move(pos: Position, move, rules: Rules = OFFICIAL) -> Move:

@@ -1,8 +1,9 @@
 """Positions and their one-line text form, FPN (``../shared/spec/notation.md``)."""
 from __future__ import annotations
 
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, Mapping, Optional, Tuple
 
+from ..board import file_letter
 from ..errors import NotationError
 from .geometry import Geometry, geometry
 
@@ -93,21 +94,51 @@ class Position:
         if side not in ("r", "b"):
             raise NotationError(f"FPN side: {side!r} is not r or b")
         turn = RED if side == "r" else BLACK
-        if len(setup_text) != 2 or not setup_text.isdigit() or \
-                int(setup_text[0]) > 5 or int(setup_text[1]) > 5:
+        if len(setup_text) != 2 or not setup_text.isdigit():
             raise NotationError(f"FPN setup: {setup_text!r} is not two digits 0-5")
         setup = (int(setup_text[0]), int(setup_text[1]))
-        if duty not in ("-", "K", "G"):
-            raise NotationError(f"FPN duty: {duty!r} is not -, K or G")
         if not clock_text.isdigit():
             raise NotationError(f"FPN clock: {clock_text!r} is not a whole number")
-        clock = int(clock_text)
-        position = cls(geo, board, turn, setup, duty, clock)
+        position = cls(geo, board, turn, setup, duty, int(clock_text))
+        position._validate()
+        return position
+
+    @classmethod
+    def from_placement(cls, size: str, stacks: Mapping[str, Tuple[str, int]], side: str, *,
+                       setup: Tuple[int, int] = (0, 0), duty: str = "-",
+                       clock: int = 0) -> "Position":
+        """The position with ``stacks`` on the board (``{cell: (colour, height)}``, as
+        :meth:`stacks` returns; other cells empty) and ``side`` to move; ``setup``,
+        ``duty`` and ``clock`` are the FPN fields of those names.
+
+        Raises :class:`NotationError` naming what no position can have: an unknown size,
+        cell or colour, a stack of other than 1 to 3 stones, too many stones or Kings,
+        fields that do not fit together (as :meth:`from_fpn` checks them).
+
+        >>> p = Position.start("7x8")
+        >>> Position.from_placement(p.size, p.stacks(), p.side) == p
+        True
+        """
+        geo = geometry(size)
+        board = [0] * geo.n
+        for cell, (colour, height) in stacks.items():
+            if height not in (1, 2, 3):
+                raise NotationError(f"a stack of {height} stones on {cell} cannot exist "
+                                    "(1 to 3 stones)")
+            board[geo.cell(cell)] = color_of(colour) * height
+        if not isinstance(clock, int) or clock < 0:
+            raise NotationError(f"FPN clock: {clock!r} is not a whole number")
+        position = cls(geo, tuple(board), color_of(side), tuple(setup), duty, clock)
         position._validate()
         return position
 
     def _validate(self) -> None:
+        """Check the fields against each other; :class:`NotationError` names the field."""
         geo = self.geo
+        if len(self.setup) != 2 or any(n not in range(6) for n in self.setup):
+            raise NotationError(f"FPN setup: {self.setup!r} is not two counters 0-5")
+        if self.duty not in ("-", "K", "G"):
+            raise NotationError(f"FPN duty: {self.duty!r} is not -, K or G")
         red_setup, black_setup = self.setup
         if self.setup != (5, 5):
             if self.turn == RED and red_setup != black_setup:
@@ -268,7 +299,7 @@ class Position:
                     text = marks[geo.names[i]]
                 row.append(text)
             lines.append(f"{r + 1} " + " ".join(row))
-        lines.append("  " + " ".join(chr(97 + f) for f in range(geo.width)))
+        lines.append("  " + " ".join(file_letter(f) for f in range(geo.width)))
         return "\n".join(lines)
 
 
