@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import FenixError, IllegalMoveError, RecordError
-from ..rules import Explanation, Game, Position, Rules, explain, legal_moves
+from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
+                     position_after_turn)
 from . import events as ev
 from .tracker import (BoardReading, Candidate, Candidates, Decision, decide, evidence_gaps,
                       every_ply_shows, read_board, search)
@@ -821,15 +822,12 @@ def _attempted(position: Position, seen) -> Optional[str]:
 
 def _reachable(position: Position, reading: BoardReading) -> Position:
     """The position after one (possibly illegal) turn that left the board as ``reading``
-    shows it; FenixError naming what makes it impossible."""
-    from ..errors import IllegalMoveError as Refused
-
+    shows it; IllegalMoveError naming what makes it impossible."""
     stacks = position.stacks()
     unknown = [c for c in position.cells if reading.colors.get(c) is None]
     if unknown:
-        raise Refused(f"the camera cannot read {', '.join(sorted(unknown)[:6])}: "
-                      f"clear the view first")
-    me = position.side
+        raise IllegalMoveError(f"the camera cannot read {', '.join(sorted(unknown)[:6])}: "
+                               f"clear the view first")
     placement: Dict[str, Tuple[str, int]] = {}
     vanished = {c: p for c, p in stacks.items()
                 if reading.colors[c] != p[0]}
@@ -844,55 +842,8 @@ def _reachable(position: Position, reading: BoardReading) -> Position:
             else:
                 sources = [p[1] for p in vanished.values() if p[0] == color]
                 if len(sources) != 1:
-                    raise Refused(f"the height of the stack on {cell} is unknown: "
-                                  f"confirm the move instead")
+                    raise IllegalMoveError(f"the height of the stack on {cell} is unknown: "
+                                           f"confirm the move instead")
                 height = sources[0]
         placement[cell] = (color, height)
-    for side in ("red", "black"):
-        before = sum(h for c, h in stacks.values() if c == side)
-        now = sum(h for c, h in placement.values() if c == side)
-        if now > before:
-            raise Refused(f"there are more {side} stones on the board ({now}) than before "
-                          f"({before})")
-    other = "black" if me == "red" else "red"
-    setup = position.setup
-    if position.in_setup:
-        setup = (setup[0] + 1, setup[1]) if me == "red" else (setup[0], setup[1] + 1)
-    duty, clock = "-", 0
-    if not position.in_setup:
-        lost = sum(h for c, h in stacks.values() if c == other) > \
-            sum(h for c, h in placement.values() if c == other)
-        clock = 0 if lost else position.clock + 1
-        if not any(c == other and h == 3 for c, h in placement.values()):
-            duty = "K"
-        elif sum(1 for c, h in stacks.values() if c == other and h == 2) > \
-                sum(1 for c, h in placement.values() if c == other and h == 2):
-            duty = "G"
-    fpn = _fpn(position, placement, other, setup, duty, clock)
-    try:
-        return Position.from_fpn(fpn)
-    except FenixError as error:
-        raise Refused(f"the board is not a possible position: {error}") from None
-
-
-def _fpn(position: Position, placement, side: str, setup, duty: str, clock: int) -> str:
-    chars = {("red", 1): "S", ("red", 2): "G", ("red", 3): "K",
-             ("black", 1): "s", ("black", 2): "g", ("black", 3): "k"}
-    ranks = []
-    for rank in range(position.height, 0, -1):
-        row, empty = "", 0
-        for f in range(position.width):
-            piece = placement.get(f"{chr(97 + f)}{rank}")
-            if piece is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            if piece not in chars:
-                raise IllegalMoveError(f"a stack of {piece[1]} stones cannot stand on the board")
-            row += chars[piece]
-        if empty:
-            row += str(empty)
-        ranks.append(row)
-    return (f"{position.size} {'/'.join(ranks)} {side[0]} {setup[0]}{setup[1]} {duty} {clock}")
+    return position_after_turn(position, placement)
