@@ -31,7 +31,7 @@ from ..record import GameStore
 from ..record.fgn import record_of
 from ..rules.fgn import format_fgn
 from .controls import Action
-from .make_recording import RECORDING, load_script, shots
+from .recording_script import RECORDING, load_script, shots
 
 VIDEO_NAME = "fenix-demo.mp4"
 GAME_NAME = "game.fgn"
@@ -122,7 +122,7 @@ def recording_frames(folder: str) -> List[str]:
     files = sorted(f for f in os.listdir(folder) if f.lower().endswith((".jpg", ".png")))
     if not files:
         raise ConfigError(f"{folder}: no frames (render them with "
-                          f"python -m fenix_table.display.make_recording)")
+                          f"PYTHONPATH=tools python -m fenix_tools.make_recording in the source checkout)")
     return [os.path.join(folder, f) for f in files]
 
 

@@ -15,11 +15,11 @@ rooms and either board face move the numbers much less than raw colours would:
   own order, shadow side first (:func:`shadow_sides`).
 
 The classifier is a small perceptron per board face (numpy only, one hidden layer of 32,
-a few thousand weights, fitted on generated frames of many rooms by :mod:`.training` and
-shipped as ``colour_model.json``). A start-position frame, where the layout says which
-cells are red, black and empty, teaches the :class:`Room`: its mean features and mean
-cell look per class; a second perceptron then also sees how each cell compares with
-those (:meth:`Room.inputs`). Without a start frame the frame's own confidently read
+a few thousand weights, fitted on generated frames of many rooms by the source checkout's
+``tools/fenix_tools/training.py`` and shipped as ``colour_model.json``). A
+start-position frame, where the layout says which cells are red, black and empty, teaches
+the :class:`Room`: its mean features and mean cell look per class; a second perceptron
+then also sees how each cell compares with those (:meth:`Room.inputs`). Without a start frame the frame's own confidently read
 cells stand in for it (:func:`frame_labels`).
 """
 from __future__ import annotations
@@ -340,51 +340,11 @@ class Net:
         """(rows x 3) class probabilities in CLASSES order."""
         return softmax(self.logits(X))
 
-    def to_json(self) -> dict:
-        return {k: np.round(getattr(self, k), 6).tolist() for k in ("mean", "std", "W1", "b1", "W2", "b2")}
-
     @classmethod
     def from_json(cls, data: Mapping) -> "Net":
+        """A net as the model file holds it (written by the source checkout's
+        ``tools/fenix_tools/training.py``)."""
         return cls(*(np.asarray(data[k], float) for k in ("mean", "std", "W1", "b1", "W2", "b2")))
-
-
-def train_net(X: np.ndarray, y: np.ndarray, hidden: int = 32, epochs: int = 600, rate: float = 0.01,
-              decay: float = 1e-4, seed: int = 0, class_weight: Optional[Sequence[float]] = None) -> Net:
-    """Fit a :class:`Net` by full-batch Adam on cross-entropy (deterministic per seed)."""
-    rng = np.random.default_rng(seed)
-    mean = X.mean(axis=0)
-    std = X.std(axis=0) + 1e-6
-    Z = (X - mean) / std
-    n, F = Z.shape
-    C = len(CLASSES)
-    params = [rng.normal(0, np.sqrt(2 / F), (F, hidden)), np.zeros(hidden),
-              rng.normal(0, np.sqrt(1 / hidden), (hidden, C)), np.zeros(C)]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    Y = np.eye(C)[y]
-    w = np.ones(n) if class_weight is None else np.asarray(class_weight, float)[y]
-    w = w / w.sum()
-    for step in range(1, epochs + 1):
-        W1, b1, W2, b2 = params
-        Hpre = Z @ W1 + b1
-        Hid = np.maximum(Hpre, 0)
-        logits = Hid @ W2 + b2
-        logits -= logits.max(axis=1, keepdims=True)
-        P = np.exp(logits)
-        P /= P.sum(axis=1, keepdims=True)
-        G = (P - Y) * w[:, None]
-        gW2 = Hid.T @ G + decay * W2
-        gb2 = G.sum(axis=0)
-        GH = (G @ W2.T) * (Hpre > 0)
-        gW1 = Z.T @ GH + decay * W1
-        gb1 = GH.sum(axis=0)
-        for i, g in enumerate((gW1, gb1, gW2, gb2)):
-            m[i] = 0.9 * m[i] + 0.1 * g
-            v[i] = 0.999 * v[i] + 0.001 * g * g
-            mh = m[i] / (1 - 0.9 ** step)
-            vh = v[i] / (1 - 0.999 ** step)
-            params[i] = params[i] - rate * mh / (np.sqrt(vh) + 1e-8)
-    return Net(mean, std, *params)
 
 
 _NETS: Dict[Tuple[str, str], Net] = {}
@@ -397,19 +357,8 @@ def shipped_net(board: str, kind: str = "default") -> Net:
         with open(MODEL_PATH, encoding="utf-8") as fh:
             data = json.load(fh)
         if list(data.get("features", ())) != list(FEATURES):
-            raise RuntimeError(f"{MODEL_PATH} was fitted for other features; rerun fenix_table.vision.training")
+            raise RuntimeError(f"{MODEL_PATH} was fitted for other features; rebuild it with make colour-model")
         for face, kinds in data["nets"].items():
             for k, net in kinds.items():
                 _NETS[(face, k)] = Net.from_json(net)
     return _NETS[(board, kind)]
-
-
-def save_nets(nets: Mapping[Tuple[str, str], Net], note: str) -> None:
-    """Write the shipped model file (used by :mod:`.training`)."""
-    data: Dict = {"features": list(FEATURES), "classes": list(CLASSES), "note": note, "nets": {}}
-    for (face, kind), net in nets.items():
-        data["nets"].setdefault(face, {})[kind] = net.to_json()
-    with open(MODEL_PATH, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, separators=(",", ":"))
-        fh.write("\n")
-    _NETS.clear()

@@ -1,107 +1,31 @@
 """Make the demo's camera recording with the project's frame generator.
 
-``python -m fenix_table.display.make_recording [--out DIR]`` renders the game of
-``recording/script.json`` as an overhead camera sees it while people play: the start
-position, then for every ply a forearm reaching over the board and the new position held
-still. Two moments are played out in full:
-
-* ``violation_ply``: the player first makes a plain step although a capture is
-  compulsory, leaves it (the referee objects), puts it back, then captures;
-* ``chain_ply`` (a capture chain): the capturing piece lands while the jumped stones still
-  stand (the referee asks for them to be taken off), then they are removed.
+``PYTHONPATH=tools python -m fenix_tools.make_recording [--out DIR]`` renders the game of
+the bundled ``fenix_table/display/recording/script.json`` as an overhead camera sees it
+while people play: the start position, then for every ply a forearm reaching over the
+board and the new position held still, with the violation and the capture chain the
+script names played out in full (:func:`fenix_table.display.recording_script.shots`).
 
 The script fixes the scene (camera, light, board colours) and the seed, so the frames
 are reproducible. ``script.json`` also records what the frames show (the plies, the
-result), which ``fenix-table demo`` and its test check the referee against.
+result), which ``fenix-table demo`` and its test check the referee against. By default
+the frames go into this source checkout's ``fenix_table/display/recording/``, never into
+an installed copy of the package.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-from dataclasses import dataclass, replace
-from typing import Dict, Iterator, List, Optional, Tuple
+from dataclasses import replace
+from typing import List, Optional
 
-RECORDING = os.path.join(os.path.dirname(__file__), "recording")
-SCRIPT = os.path.join(RECORDING, "script.json")
+from fenix_table.display.recording_script import SCRIPT_NAME, shots
 
-Placement = Dict[str, Tuple[str, int]]
+from . import CHECKOUT
 
-
-def load_script(folder: str = RECORDING) -> dict:
-    """The recording's ``script.json`` (board, moves, result, frame plan)."""
-    from ..errors import ConfigError
-    path = os.path.join(folder, "script.json")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"{folder}: no script.json, not a demo recording") from None
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"{path}: unreadable: {error}") from None
-
-
-def _wrong_step(position, move) -> Placement:
-    """The board after a plain orthogonal soldier step by the side to move, illegal here
-    because ``move`` (a capture) is compulsory. The capturing piece itself steps when it
-    is a soldier, as players who overlook a capture do."""
-    stacks = dict(position.stacks())
-    first = move.path[0]
-    for cell, (color, height) in sorted(stacks.items(), key=lambda item: item[0] != first):
-        if color != position.side or height != 1:
-            continue
-        f, r = ord(cell[0]) - 97, int(cell[1:])
-        for df, dr in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-            target = f"{chr(97 + f + df)}{r + dr}"
-            if target in position.cells and target not in stacks:
-                after = dict(stacks)
-                after[target] = after.pop(cell)
-                return after
-    raise ValueError(f"no soldier of {position.side} can step: choose another violation_ply")
-
-
-@dataclass(frozen=True)
-class Shot:
-    """One stretch of the recording: ``frames`` frames of ``placement`` (with a forearm
-    over the board when ``hand``); ``plies`` is how many plies of the script the board
-    shows by then (a capture counts once its stones are off)."""
-
-    placement: Placement
-    frames: int
-    hand: bool
-    note: str
-    plies: int
-
-
-def shots(script: dict) -> Iterator[Shot]:
-    """Every stretch of the recording, in order."""
-    from ..rules import Position, Rules, apply, legal_moves
-
-    rules = Rules.preset(script.get("rules", "official"))
-    position = Position.start(script["board"])
-    still, hands = script["still_frames"], script["hand_frames"]
-    yield Shot(dict(position.stacks()), script["start_frames"], False, "start", 0)
-    for ply, token in enumerate(script["moves"], start=1):
-        before = dict(position.stacks())
-        move = next(m for m in legal_moves(position, rules) if m.token == token)
-        if ply == script.get("violation_ply"):
-            wrong = _wrong_step(position, move)
-            yield Shot(wrong, hands, True, f"ply {ply}: a plain step instead of the capture", ply - 1)
-            yield Shot(wrong, script["violation_frames"], False, "violation", ply - 1)
-            yield Shot(before, hands, True, "put back", ply - 1)
-            yield Shot(before, still, False, "restored", ply - 1)
-        after = apply(position, move, rules)
-        if ply == script.get("chain_ply"):
-            landed = dict(before)
-            landed[move.path[-1]] = landed.pop(move.path[0])
-            yield Shot(landed, hands, True, f"ply {ply}: {token} lands", ply - 1)
-            yield Shot(landed, still + 1, False, "captured stones still on the board", ply - 1)
-            yield Shot(dict(after.stacks()), hands, True, "stones taken off", ply)
-        else:
-            yield Shot(dict(after.stacks()), hands, True, f"ply {ply}: {token}", ply)
-        position = after
-        yield Shot(dict(position.stacks()), still, False, f"after ply {ply}", ply)
-    yield Shot(dict(position.stacks()), script["end_frames"], False, "end", len(script["moves"]))
+# The bundled recording in the source checkout (not wherever the package is installed).
+RECORDING_OUT = os.path.join(CHECKOUT, "fenix_table", "display", "recording")
 
 
 def render(script: dict, out: str, *, quality: int = 80) -> int:
@@ -109,7 +33,7 @@ def render(script: dict, out: str, *, quality: int = 80) -> int:
     import cv2
     import numpy as np
 
-    from ..sim import random_scene, render_frame
+    from .sim import random_scene, render_frame
 
     rng = np.random.default_rng(script["seed"])
     scene = random_scene(rng, script["board"], image_size=tuple(script["image_size"]),
@@ -135,8 +59,10 @@ def render(script: dict, out: str, *, quality: int = 80) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=RECORDING, help="folder for the frames")
-    parser.add_argument("--script", default=SCRIPT, help="the game script (JSON)")
+    parser.add_argument("--out", default=RECORDING_OUT,
+                        help="folder for the frames (default: this checkout's %(default)s)")
+    parser.add_argument("--script", default=os.path.join(RECORDING_OUT, SCRIPT_NAME),
+                        help="the game script (JSON; default: %(default)s)")
     parser.add_argument("--quality", type=int, default=80, help="JPEG quality")
     args = parser.parse_args(argv)
     with open(args.script, encoding="utf-8") as fh:

@@ -1,6 +1,7 @@
 """Observations made from a known placement, with the faults a camera really has.
 
-Used by the referee's tests and benchmark to feed the referee without rendering frames:
+Used by the referee's, display's and record's tests and benchmarks to feed the referee
+without rendering frames (tooling: not part of the package the table runs):
 ``observe_placement`` builds the :class:`~fenix_table.vision.types.Observation` vision
 would give for a placement, and :class:`Noise` adds misread colours, unreadable or wrong
 heights, low-confidence cells and occluded cells, drawn from a seeded generator.
@@ -11,7 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Dict, Iterable, Mapping, Optional, Tuple
 
-from ..vision.types import CellReading, Observation
+from fenix_table.board import cell_name, cell_names, dimensions
+from fenix_table.vision.types import CellReading, Observation
 
 Placement = Mapping[str, Tuple[str, int]]
 
@@ -29,11 +31,6 @@ class Noise:
     unsure: float = 0.0
     no_height: float = 0.0
     wrong_height: float = 0.0
-
-
-def cell_names(board: str) -> Tuple[str, ...]:
-    width, height = (9, 9) if board == "9x9" else (7, 8)
-    return tuple(f"{chr(97 + f)}{r + 1}" for r in range(height) for f in range(width))
 
 
 def observe_placement(placement: Placement, board: str, frame_index: int = 0, *,
@@ -78,14 +75,14 @@ def position_of(board: str, pieces: Mapping[str, str], side: str = "r", setup: s
                 duty: str = "-", clock: int = 0):
     """A position from ``{cell: letter}`` (``S G K`` red, ``s g k`` black), for tests and
     examples: ``position_of("7x8", {"a1": "K", "g8": "k"})``."""
-    from ..rules import Position
+    from fenix_table.rules import Position
 
-    width, height = (9, 9) if board == "9x9" else (7, 8)
+    width, height = dimensions(board)
     ranks = []
-    for rank in range(height, 0, -1):
+    for rank in reversed(range(height)):
         row, empty = "", 0
         for f in range(width):
-            letter = pieces.get(f"{chr(97 + f)}{rank}")
+            letter = pieces.get(cell_name(f, rank))
             if letter is None:
                 empty += 1
                 continue

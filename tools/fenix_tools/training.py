@@ -1,22 +1,25 @@
 """Fit the shipped colour classifiers on generated frames.
 
-    python -m fenix_table.vision.training [--scenes 300] [--seeds 11,12,13]
+    PYTHONPATH=tools python -m fenix_tools.training [--scenes 300] [--seeds 11,12,13] [--out FILE]
 
 For every seeded scene (both faces, no hands: covered cells would teach the classes
 wrong) two frames are rendered with the same camera and light: the start position and a
 mid-game position. Cell features are read through the true grid (corners jittered by a
 pixel, as a located grid is). Per face two :class:`~fenix_table.vision.colour.Net` are
-fitted and written to ``colour_model.json``:
+fitted and written to the source checkout's ``fenix_table/vision/colour_model.json`` (found
+from this file's place, never an installed copy of the package; ``--out`` writes elsewhere),
+which :func:`fenix_table.vision.colour.shipped_net` reads:
 
 * ``default``: features alone (works out of the box);
 * ``calibrated``: features plus their differences from the room's class means, which
-  a start-position frame of the same scene provides (see :func:`.cells.calibrate_reader`).
+  a start-position frame of the same scene provides (see
+  :func:`fenix_table.vision.cells.calibrate_reader`).
 
 Every room's cells are alike, so it is rooms, not cells, that teach: 900 rooms (three
 seeds of 300, rendered in parallel) rather than 300 nearly halve the errors on rooms the
 nets never saw.
 
-The classifier must read boards, stones and cameras :mod:`fenix_table.sim` does not
+The classifier must read boards, stones and cameras :mod:`fenix_tools.sim` does not
 draw, so the training rooms are wider than the generator's own random ones
 (:func:`training_scene`: stones lighter or darker than the face, other reds, dimmer and
 softer light), and in most scenes the board face gets a printed or wooden grain of its
@@ -28,18 +31,27 @@ Deterministic for a seed, so the committed model can be rebuilt exactly.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
-from dataclasses import replace
-from typing import Dict, Iterator, List, Sequence, Tuple
+from dataclasses import fields, replace
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
 
+from fenix_table.board import cell_index, cell_names, dimensions
+from fenix_table.vision.colour import CLASSES, FEATURES, Net, calibrated_inputs, class_means
+
+from . import CHECKOUT
+
+# The model file in the source checkout (not wherever the package is installed).
+MODEL_OUT = os.path.join(CHECKOUT, "fenix_table", "vision", "colour_model.json")
+
 
 def training_scene(rng: np.random.Generator, board: str, size: Tuple[int, int]):
-    """A :func:`fenix_table.sim.random_scene` room with its colour and light ranges widened."""
-    from fenix_table.sim import random_scene
+    """A :func:`fenix_tools.sim.random_scene` room with its colour and light ranges widened."""
+    from .sim import random_scene
     u = rng.uniform
     scene = random_scene(rng, board, image_size=size, hand=False)
     if board == "9x9":
@@ -64,7 +76,6 @@ def training_scene(rng: np.random.Generator, board: str, size: Tuple[int, int]):
 def stone_mask(shape: Tuple[int, int], placement, truth, calibration, ppc: int, pad: int) -> np.ndarray:
     """Rectified pixels a stone may cover: around each occupied cell's centre and its
     top disc (tall stacks lean away from the camera), half a cell wide."""
-    from .board import cell_index
     mask = np.zeros(shape, np.uint8)
     to_board = np.linalg.inv(calibration.homography())
     r = int(round(0.52 * ppc))
@@ -111,11 +122,12 @@ def add_grain(lab: np.ndarray, field: np.ndarray, strength: float, mask: np.ndar
 
 def scene_rows(scenes: int, seed: int) -> Iterator[Tuple]:
     """Yield (face, start features, start labels, game features, game labels) per scene."""
-    from fenix_table.sim import random_placement, render_frame
-    from .board import DIMENSIONS, cell_names, start_placement
-    from .cells import DEFAULT_READER, rectify
-    from .colour import frame_features, layout_labels
-    from .types import Calibration
+    from fenix_table.rules import Position
+    from fenix_table.vision.cells import DEFAULT_READER, rectify
+    from fenix_table.vision.colour import frame_features, layout_labels
+    from fenix_table.vision.types import Calibration
+
+    from .sim import random_placement, render_frame
     rng = np.random.default_rng(seed)
     for i in range(scenes):
         board = ("9x9", "7x8")[i % 2]
@@ -124,7 +136,7 @@ def scene_rows(scenes: int, seed: int) -> Iterator[Tuple]:
         strength = rng.uniform(0.05, 0.3) if rng.random() < 0.7 else 0.0
         field = None
         out = [board]
-        for placement in (start_placement(board), random_placement(rng, board)):
+        for placement in (dict(Position.start(board).stacks()), random_placement(rng, board)):
             bgr, truth = render_frame(placement, board, scene, rng)
             corners = truth.corners + rng.normal(0, 0.7, truth.corners.shape)
             cal = Calibration(board, size, tuple(map(tuple, corners)))
@@ -135,7 +147,7 @@ def scene_rows(scenes: int, seed: int) -> Iterator[Tuple]:
                     field = grain(rng, lab.shape[:2], rect.ppc)
                 mask = stone_mask(lab.shape[:2], placement, truth, cal, rect.ppc, rect.pad)
                 lab = add_grain(lab, field, strength, mask)
-            width, height = DIMENSIONS[board]
+            width, height = dimensions(board)
             X = frame_features(lab, gradient(lab), width, height, rect.ppc, rect.pad)[0]
             y = layout_labels(placement, cell_names(board))
             out += [X, y]
@@ -143,7 +155,7 @@ def scene_rows(scenes: int, seed: int) -> Iterator[Tuple]:
 
 
 def gradient(lab: np.ndarray) -> np.ndarray:
-    """Gradient magnitude of L, as :func:`.cells.rectify` computes it."""
+    """Gradient magnitude of L, as :func:`fenix_table.vision.cells.rectify` computes it."""
     L = np.ascontiguousarray(lab[..., 0])
     return cv2.magnitude(cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3))
 
@@ -154,7 +166,6 @@ def _rows_of_seed(job: Tuple[int, int]) -> List[Tuple]:
 
 def _fit_face(job: Tuple) -> Dict[Tuple[str, str], object]:
     """The default and calibrated nets of one board face (see the module docstring)."""
-    from .colour import calibrated_inputs, class_means, train_net
     face, scenes, epochs, seed = job
     plain, calibrated = [], []
     for Xs, ys, Xg, yg in scenes:
@@ -172,14 +183,68 @@ def _fit_face(job: Tuple) -> Dict[Tuple[str, str], object]:
     return nets
 
 
+def train_net(X: np.ndarray, y: np.ndarray, hidden: int = 32, epochs: int = 600, rate: float = 0.01,
+              decay: float = 1e-4, seed: int = 0, class_weight: Optional[Sequence[float]] = None) -> Net:
+    """Fit a :class:`~fenix_table.vision.colour.Net` by full-batch Adam on cross-entropy
+    (deterministic per seed)."""
+    rng = np.random.default_rng(seed)
+    mean = X.mean(axis=0)
+    std = X.std(axis=0) + 1e-6
+    Z = (X - mean) / std
+    n, F = Z.shape
+    C = len(CLASSES)
+    params = [rng.normal(0, np.sqrt(2 / F), (F, hidden)), np.zeros(hidden),
+              rng.normal(0, np.sqrt(1 / hidden), (hidden, C)), np.zeros(C)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    Y = np.eye(C)[y]
+    w = np.ones(n) if class_weight is None else np.asarray(class_weight, float)[y]
+    w = w / w.sum()
+    for step in range(1, epochs + 1):
+        W1, b1, W2, b2 = params
+        Hpre = Z @ W1 + b1
+        Hid = np.maximum(Hpre, 0)
+        logits = Hid @ W2 + b2
+        logits -= logits.max(axis=1, keepdims=True)
+        P = np.exp(logits)
+        P /= P.sum(axis=1, keepdims=True)
+        G = (P - Y) * w[:, None]
+        gW2 = Hid.T @ G + decay * W2
+        gb2 = G.sum(axis=0)
+        GH = (G @ W2.T) * (Hpre > 0)
+        gW1 = Z.T @ GH + decay * W1
+        gb1 = GH.sum(axis=0)
+        for i, g in enumerate((gW1, gb1, gW2, gb2)):
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            mh = m[i] / (1 - 0.9 ** step)
+            vh = v[i] / (1 - 0.999 ** step)
+            params[i] = params[i] - rate * mh / (np.sqrt(vh) + 1e-8)
+    return Net(mean, std, *params)
+
+
+def save_nets(nets: Mapping[Tuple[str, str], Net], note: str, path: str = MODEL_OUT) -> None:
+    """Write the model file :func:`fenix_table.vision.colour.shipped_net` reads: the
+    features and classes it was fitted for and every (face, kind) net's weights
+    (the inverse of :meth:`~fenix_table.vision.colour.Net.from_json`)."""
+    data: Dict = {"features": list(FEATURES), "classes": list(CLASSES), "note": note, "nets": {}}
+    for (face, kind), net in nets.items():
+        data["nets"].setdefault(face, {})[kind] = {
+            f.name: np.round(getattr(net, f.name), 6).tolist() for f in fields(Net)}
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, separators=(",", ":"))
+        fh.write("\n")
+
+
 def main(argv: Sequence[str] = ()) -> int:
     from concurrent.futures import ProcessPoolExecutor
-    from .colour import save_nets
     parser = argparse.ArgumentParser(description="fit the shipped colour classifiers")
     parser.add_argument("--scenes", type=int, default=300, help="scenes per seed")
     parser.add_argument("--seeds", default="11,12,13",
                         help="comma-separated; each seed's scenes are rendered by one process")
     parser.add_argument("--epochs", type=int, default=600)
+    parser.add_argument("--out", default=MODEL_OUT,
+                        help="the model file to write (default: this checkout's %(default)s)")
     args = parser.parse_args(list(argv))
     seeds = [int(v) for v in args.seeds.split(",")]
     rows: Dict[str, List[Tuple]] = {"9x9": [], "7x8": []}
@@ -191,8 +256,9 @@ def main(argv: Sequence[str] = ()) -> int:
         jobs = [(face, scenes, args.epochs, seeds[0]) for face, scenes in rows.items()]
         for face_nets in pool.map(_fit_face, jobs):
             nets.update(face_nets)
-    save_nets(nets, f"fitted by python -m fenix_table.vision.training --scenes {args.scenes} "
-                    f"--seeds {args.seeds} --epochs {args.epochs}")
+    save_nets(nets, f"fitted by python -m fenix_tools.training --scenes {args.scenes} "
+                    f"--seeds {args.seeds} --epochs {args.epochs}", args.out)
+    print(f"wrote {args.out}")
     return 0
 
 

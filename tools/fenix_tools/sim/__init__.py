@@ -1,4 +1,5 @@
-"""Frame generator: overhead-camera images of a FENIX board with exact ground truth."""
+"""Frame generator: overhead-camera images of a FENIX board with exact ground truth
+(tests, benchmarks, the colour model's training and the demo recording; never on the Pi)."""
 from .render import (Camera, GroundTruth, SceneParams, random_placement, random_scene,
                      render_frame, render_sequence)
 

@@ -1,9 +1,11 @@
 """A physically plausible overhead-camera frame generator with exact ground truth.
 
-The scene is built in board coordinates (cells; see :mod:`fenix_table.vision.board`):
-the board face lies in ``z = 0``, every stone is a cylinder of radius ``stone_radius`` and
-thickness ``stone_thickness`` standing on its cell, and a pinhole camera looks down from
-``camera_height`` cells, tilted and turned. Stacks therefore show their sides and the
+The scene is built in board coordinates, measured in cells: the grid spans ``x`` in
+``[0, width]`` (file a at 0..1) and ``y`` in ``[0, height]`` (rank 1 at 0..1), cells
+named as in :mod:`fenix_table.board`. The board face lies in ``z = 0``, every stone is a
+cylinder of radius ``stone_radius`` and thickness ``stone_thickness`` standing on its
+cell, and a pinhole camera looks down from ``camera_height`` cells, tilted and turned.
+Stacks therefore show their sides and the
 parallax of their top disc exactly as in a photograph. A directional light casts shadows
 (board, stones and forearm), glossy stones carry a glare spot in the light's colour, and
 the frame then goes through lens distortion, blur, sensor noise and JPEG compression.
@@ -21,7 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-from fenix_table.vision.board import DIMENSIONS, cell_index, cell_names, check_board
+from fenix_table.board import cell_index, cell_names, check_size, dimensions, light_lines
 
 Placement = Dict[str, Tuple[str, int]]
 
@@ -92,7 +94,7 @@ class GroundTruth:
         cell centres. Under lens distortion no homography passes through every cell, and
         one through the true corners misses the middle of the board by up to a few
         pixels; this one is the best any grid (a located one too) can do."""
-        width, height = DIMENSIONS[self.board]
+        width, height = dimensions(self.board)
         names = list(self.cell_centres)
         board = np.array([np.array(cell_index(n), float) + 0.5 for n in names], np.float32)
         image = np.array([self.cell_centres[n] for n in names], np.float32)
@@ -108,17 +110,17 @@ def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
     ``hard`` widens every range (dim light, glossy stones, blur, strong tilt, distortion).
     ``hand`` forces a forearm on or off; None picks one in a fifth of scenes.
     """
-    check_board(board)
+    check_size(board)
     u = rng.uniform
     w, h = image_size
     fov = u(55, 72)
     f = 0.5 * w / math.tan(math.radians(fov) / 2)
-    width, height = DIMENSIONS[board]
+    width, height = dimensions(board)
     # The board must stay in view at any rotation: size it by its diagonal.
     span = math.hypot(width + 1.0, height + 1.0)
     fill = u(0.72, 0.95)                             # diagonal's share of the image height
     cam_h = f * span / (fill * h)
-    if board == "9x9":
+    if light_lines(board):               # a dark face
         base = np.array([u(0.05, 0.2), u(0.06, 0.2), u(0.08, 0.25)])
         board_color = tuple(base * u(0.6, 1.2))
         line_color = tuple(np.clip(np.full(3, u(0.6, 0.95)) + rng.normal(0, 0.04, 3), 0, 1))
@@ -197,7 +199,7 @@ class Camera:
     """Pinhole camera with optional radial distortion; world units are cells."""
 
     def __init__(self, scene: SceneParams, board: str):
-        width, height = DIMENSIONS[board]
+        width, height = dimensions(board)
         w, h = scene.image_size
         self.size = (w, h)
         self.f = 0.5 * w / math.tan(math.radians(scene.fov_deg) / 2)
@@ -298,7 +300,7 @@ def _fill(img: np.ndarray, pts: np.ndarray, color) -> None:
 
 
 def _board_texture(board: str, scene: SceneParams, ppc: int, rng: np.random.Generator) -> np.ndarray:
-    width, height = DIMENSIONS[board]
+    width, height = dimensions(board)
     m = scene.margin
     tw, th = int(round((width + 2 * m) * ppc)), int(round((height + 2 * m) * ppc))
     tex = np.empty((th, tw, 3), np.float32)
@@ -328,8 +330,7 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
 
     ``placement`` maps cell names to ``(colour, height)``, colour "red"|"black", height 1..3.
     """
-    check_board(board)
-    width, height = DIMENSIONS[board]
+    width, height = dimensions(board)
     cam = Camera(scene, board)
     w, h = scene.image_size
     light = np.array([math.cos(math.radians(scene.light_azimuth_deg)) * math.cos(math.radians(scene.light_elevation_deg)),
