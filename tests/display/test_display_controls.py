@@ -9,7 +9,7 @@ from fenix_table.display.controls import (Action, UiState, calibration_view, cho
 from fenix_table.display.layout import BoardGeometry, make_layout
 from fenix_table.display.render import Renderer
 from fenix_table.record import GameStore
-from fenix_table.referee.synthetic import observe_placement
+from fenix_tools.synthetic import observe_placement
 from fenix_table.rules import Position, apply
 
 

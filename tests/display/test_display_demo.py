@@ -8,7 +8,7 @@ import pytest
 
 from fenix_table.cli import main
 from fenix_table.display.demo import VIDEO_NAME, recording_frames, run_demo
-from fenix_table.display.make_recording import RECORDING, load_script, shots
+from fenix_table.display.recording_script import RECORDING, load_script, shots
 from fenix_table.rules.fgn import parse_fgn
 
 

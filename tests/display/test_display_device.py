@@ -13,7 +13,7 @@ import pytest
 from fenix_table.display.app import FrameGrabber, GameSetup, Table, run_loop
 from fenix_table.display.controls import UiState
 from fenix_table.display.model import Clocks
-from fenix_table.display.make_recording import RECORDING
+from fenix_table.display.recording_script import RECORDING
 from fenix_table.watchdog import Watchdog
 
 gpiozero_mock = pytest.importorskip("gpiozero.pins.mock")

@@ -13,7 +13,7 @@ from fenix_table.display.model import TableModel
 from fenix_table.display.render import (JUMPED, PATH_COLOURS, REMOVE, VIOLATION, RED_STONE,
                                         Renderer)
 from fenix_table.referee import Referee
-from fenix_table.referee.synthetic import observe_placement
+from fenix_tools.synthetic import observe_placement
 from fenix_table.rules import Position
 
 # Red's soldier on c3 must jump c4, land on c5, turn and jump d5 to land on e5.

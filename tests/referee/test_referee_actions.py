@@ -4,7 +4,7 @@ import pytest
 from fenix_table.errors import IllegalMoveError, RecordError
 from fenix_table.record.store import GameStore
 from fenix_table.referee import Referee
-from fenix_table.referee.synthetic import observe_placement, position_of
+from fenix_tools.synthetic import observe_placement, position_of
 from fenix_table.rules import Position, Rules, apply
 
 BASIC = {"a1": "K", "f1": "G", "c2": "S", "a3": "S", "g8": "k", "g5": "g", "e6": "s", "b7": "s"}

@@ -1,6 +1,6 @@
 """Legal moves seen on the board: plain moves, every stacking move, several plies at once."""
 from fenix_table.referee import Referee
-from fenix_table.referee.synthetic import observe_placement, position_of
+from fenix_tools.synthetic import observe_placement, position_of
 from fenix_table.rules import Position, Rules, apply
 
 # Red K a1, G f1, S c2, S a3; Black k g8, g g5, s e6, s b7. Red to move, no capture.

@@ -14,7 +14,7 @@ import pytest
 
 from fenix_table.cli import main
 from fenix_table.record.store import GameStore
-from fenix_table.referee.synthetic import position_of
+from fenix_tools.synthetic import position_of
 from fenix_table.rules import apply, parse_fgn
 
 cv2 = pytest.importorskip("cv2")
@@ -52,7 +52,7 @@ def tracked(tmp_path_factory):
     from dataclasses import replace
 
     from fenix_table.rules import Position
-    from fenix_table.sim import random_scene, render_frame
+    from fenix_tools.sim import random_scene, render_frame
     from fenix_table.vision import Calibration, calibrate_reader
 
     folder = tmp_path_factory.mktemp("frames")

@@ -1,6 +1,6 @@
 """Misreads, low confidence, covered cells, wrong heights, and the out-of-sync state."""
 from fenix_table.referee import Referee
-from fenix_table.referee.synthetic import observe_placement, position_of
+from fenix_tools.synthetic import observe_placement, position_of
 from fenix_table.rules import Position, apply
 
 BASIC = {"a1": "K", "f1": "G", "c2": "S", "a3": "S", "g8": "k", "g5": "g", "e6": "s", "b7": "s"}

@@ -3,7 +3,7 @@ import pytest
 
 from fenix_table.errors import IllegalMoveError
 from fenix_table.referee import Referee
-from fenix_table.referee.synthetic import observe_placement, position_of
+from fenix_tools.synthetic import observe_placement, position_of
 from fenix_table.rules import apply
 
 BASIC = {"a1": "K", "f1": "G", "c2": "S", "a3": "S", "g8": "k", "g5": "g", "e6": "s", "b7": "s"}

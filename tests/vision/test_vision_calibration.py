@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fenix_table.errors import ConfigError
-from fenix_table.sim import SceneParams, render_frame
+from fenix_tools.sim import SceneParams, render_frame
 from fenix_table.vision.colour import FEATURES, Room
 from fenix_table.vision.types import Calibration
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fenix_table.cli import main
-from fenix_table.sim import SceneParams, random_placement, render_frame
+from fenix_tools.sim import SceneParams, random_placement, render_frame
 from fenix_table.vision.board import start_placement
 from fenix_table.vision.types import Calibration
 

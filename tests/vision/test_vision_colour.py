@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from fenix_table.sim import SceneParams, random_placement, render_frame
+from fenix_tools.sim import SceneParams, random_placement, render_frame
 from fenix_table.vision.board import DIMENSIONS, cell_name, cell_names, start_placement
 from fenix_table.vision.cells import CellReader, calibrate_reader
 from fenix_table.vision.colour import CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, frame_labels, layout_labels
-from fenix_table.vision.training import scene_rows
+from fenix_tools.training import scene_rows
 from fenix_table.vision.types import Calibration
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fenix_table.sim import SceneParams, random_placement, random_scene, render_frame
+from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.vision.board import cell_index, cell_names, start_placement
 from fenix_table.vision.cells import CellReader, calibrate_reader
 from fenix_table.vision.types import Calibration

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fenix_table.errors import BoardNotFoundError
-from fenix_table.sim import random_placement, random_scene, render_frame
+from fenix_tools.sim import random_placement, random_scene, render_frame
 from fenix_table.vision.board import start_placement
 from fenix_table.vision.locate import REFIT_BELOW, grid_still_fits, locate_board
 from fenix_table.vision.types import Calibration

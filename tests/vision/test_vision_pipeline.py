@@ -4,7 +4,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fenix_table.sim import SceneParams, random_placement, random_scene, render_frame
+from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.vision import Vision
 from fenix_table.vision.board import start_placement
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fenix_table.sim import SceneParams, random_placement, random_scene, render_frame, render_sequence
+from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame, render_sequence
 from fenix_table.vision.board import cell_names, start_placement
 
 
