@@ -18,12 +18,13 @@ import time
 os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 
 
 def busy_model():
     from fenix_table.display.model import TableModel
     from fenix_table.referee import Referee
-    from fenix_table.referee.synthetic import observe_placement
+    from fenix_tools.synthetic import observe_placement
     from fenix_table.rules import Position
 
     position = Position.from_fpn("9x9 8k/9/3s5/9/3s1s3/9/3s5/3G5/K8 r 55 - 4")
@@ -40,7 +41,7 @@ def bench_draw(size, repeat):
     import pygame
 
     from fenix_table.display.controls import UiState
-    from fenix_table.display.make_recording import RECORDING
+    from fenix_table.display.recording_script import RECORDING
     from fenix_table.display.render import CameraGrid, Renderer
 
     model = busy_model()

@@ -1,6 +1,6 @@
 """Board location benchmark: found rate, board side, corner accuracy and speed.
 
-Renders a seeded set of frames with :mod:`fenix_table.sim` spanning both board sides and
+Renders a seeded set of frames with :mod:`fenix_tools.sim` spanning both board sides and
 every condition the generator knows (tilt, rotation, light, glare, blur, distortion,
 noise, JPEG, hands, stray stones), runs :func:`fenix_table.vision.locate.locate_board` on
 each from scratch, and prints the figures. ``measure(frames)`` is importable so
@@ -19,9 +19,10 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
-from fenix_table.sim import random_placement, random_scene, render_frame  # noqa: E402
+from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
 from fenix_table.vision.board import DIMENSIONS, start_placement  # noqa: E402
 from fenix_table.vision.locate import REFIT_BELOW, grid_still_fits, locate_board  # noqa: E402
 

@@ -11,7 +11,7 @@ restores the board and plays legally). In 3% of still periods one cell is misrea
 every frame (glare); reports naming that cell or the move it hides are counted apart.
 
 Part 2 (rendered frames): a few shorter games rendered with the frame generator
-(``fenix_table.sim``) at the table camera's 1280x960 (``--size``) and read by the full
+(``fenix_tools.sim``) at the table camera's 1280x960 (``--size``) and read by the full
 vision pipeline, when it runs here.
 
 Printed figures:
@@ -28,6 +28,7 @@ Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 2] [--rendere
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -35,8 +36,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+
 from fenix_table.referee import Referee
-from fenix_table.referee.synthetic import Noise, observe_placement
+from fenix_tools.synthetic import Noise, observe_placement
 from fenix_table.rules import Game, Position, Rules, apply, legal_moves
 from fenix_table.vision.stability import StabilityFilter
 
@@ -280,7 +284,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960)) -> Optional[Ta
 
     import numpy as np
 
-    from fenix_table.sim import random_scene, render_frame
+    from fenix_tools.sim import random_scene, render_frame
     from fenix_table.vision import Vision
 
     tally = Tally()
@@ -435,7 +439,7 @@ def main(argv=None) -> int:
             print(f"== Part 2: rendered frames through vision: not run ({type(error).__name__}: "
                   f"{error}) ==")
             return 0
-        report("Part 2: frames rendered with fenix_table.sim, read by fenix_table.vision", rtally,
+        report("Part 2: frames rendered with fenix_tools.sim, read by fenix_table.vision", rtally,
                None)
         print(f"(part 2 took {time.perf_counter() - began:.1f} s)")
     return 0

@@ -1,6 +1,6 @@
 """Vision benchmark: board found, cell colours, heights, hands and speed.
 
-Every scene is a random room from :mod:`fenix_table.sim` (``hard`` ranges: dim and warm
+Every scene is a random room from :mod:`fenix_tools.sim` (``hard`` ranges: dim and warm
 or cool light, glossy and matte stones, tilt up to 15 degrees, any rotation, lens
 distortion, blur and motion blur, noise, JPEG, stray stones; a quarter of the game
 frames with a forearm over the board), boards alternating 9x9 / 7x8. Per scene two
@@ -35,9 +35,10 @@ from typing import Dict, List, Sequence
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
-from fenix_table.sim import random_placement, random_scene, render_frame  # noqa: E402
+from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
 from fenix_table.vision.board import start_placement  # noqa: E402
 from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402

@@ -1,13 +1,13 @@
 """Vision on frames the vision code has never been tuned on.
 
-``fenix_table.sim`` was written together with the vision stage, so its figures
+``fenix_tools.sim`` was written together with the vision stage, so its figures
 (``bench_vision.py``) can flatter it. This benchmark draws its frames with a second,
 independent renderer written from scratch here, with other choices everywhere: the
 board is a slab with visible edges and a printed-paper or wood-grain face, lines of other
 widths and tones, stones with bevelled tops, grooves between stacked discs, other red
 hues and black finishes, soft shadows from one lamp, a lit table with clutter (a book,
 a mug, paper) around the board, a barrel lens, vignetting, white-balance casts, blur,
-noise and JPEG. Nothing from ``fenix_table.sim`` is used; only cell names and the start
+noise and JPEG. Nothing from ``fenix_tools.sim`` is used; only cell names and the start
 layout come from the package (they are the game's, not the renderer's).
 
 Per scene, like the table in use: a start-position frame (located, then used to
