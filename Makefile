@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: install demo play test bench colour-model
+.PHONY: install demo play test bench colour-model recording
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -31,7 +31,13 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_referee.py
 	$(VENV)/bin/python benchmarks/bench_display.py
 
+# Tooling from tools/fenix_tools (not shipped; see tools/README.md). Both write into this
+# checkout's fenix_table/.
 # Refit the shipped colour classifiers (see CONTRIBUTING.md). One BLAS thread per
 # process: the fit runs one process per seed, and threads on top only contend.
 colour-model: $(STAMP)
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(VENV)/bin/python -m fenix_table.vision.training
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=tools $(VENV)/bin/python -m fenix_tools.training
+
+# Render the bundled demo recording again from its script.json (deterministic).
+recording: $(STAMP)
+	PYTHONPATH=tools $(VENV)/bin/python -m fenix_tools.make_recording
