@@ -3,13 +3,14 @@ import numpy as np
 import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame, render_sequence
-from fenix_table.vision.board import cell_names, start_placement
+from fenix_table.board import cell_names
+from fenix_table.rules import Position
 
 
 def test_same_seed_same_frame():
     scene = random_scene(np.random.default_rng(3), "9x9")
-    a, ta = render_frame(start_placement("9x9"), "9x9", scene, np.random.default_rng(7))
-    b, tb = render_frame(start_placement("9x9"), "9x9", scene, np.random.default_rng(7))
+    a, ta = render_frame(Position.start("9x9").stacks(), "9x9", scene, np.random.default_rng(7))
+    b, tb = render_frame(Position.start("9x9").stacks(), "9x9", scene, np.random.default_rng(7))
     assert np.array_equal(a, b)
     assert np.allclose(ta.corners, tb.corners)
 
@@ -48,7 +49,7 @@ def test_stones_show_their_colour_at_cell_centres():
     rng = np.random.default_rng(11)
     board = "9x9"
     scene = random_scene(rng, board, hard=False, hand=False)
-    placement = start_placement(board)
+    placement = Position.start(board).stacks()
     img, truth = render_frame(placement, board, scene, rng)
     for cell, (color, _) in placement.items():
         x, y = truth.cell_centres[cell]
