@@ -17,7 +17,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-from .board import DIMENSIONS, cell_names
+from ..board import cell_names, dimensions
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
                      frame_labels, layout_labels, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
@@ -70,7 +70,7 @@ class Rectifier:
     warp (0.8 ms instead of 1.06 on one core at 1280x960)."""
 
     def __init__(self, calibration: Calibration, config: ReaderConfig = DEFAULT_READER):
-        width, height = DIMENSIONS[calibration.board]
+        width, height = dimensions(calibration.board)
         self.ppc = config.pixels_per_cell
         self.pad = int(round(config.pad_cells * self.ppc))
         corners = np.array(calibration.corners)
@@ -123,7 +123,7 @@ class CellReader:
         self.calibration = calibration
         self.config = config
         self.board = calibration.board
-        self.width, self.height = DIMENSIONS[self.board]
+        self.width, self.height = dimensions(self.board)
         self.names = cell_names(self.board)
         self.room: Optional[Room] = None
         if calibration.room is not None:

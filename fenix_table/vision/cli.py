@@ -76,9 +76,9 @@ def draw_annotation(frame, calibration, observation):
     """A copy of ``frame`` with the grid and each cell's reading drawn on it."""
     import cv2
     import numpy as np
-    from .board import DIMENSIONS
+    from ..board import dimensions
     out = frame.copy()
-    width, height = DIMENSIONS[calibration.board]
+    width, height = dimensions(calibration.board)
     Hm = calibration.homography()
     def project(x, y):
         p = Hm @ np.array([x, y, 1.0])

@@ -74,7 +74,7 @@ def masks(ppc: int) -> Dict[str, np.ndarray]:
 
 def cell_patches(image: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
     """Split the rectified image's grid area into per-cell patches, shape
-    (cells, ppc*ppc, channels), in :func:`~fenix_table.vision.board.cell_names` order."""
+    (cells, ppc*ppc, channels), in :func:`~fenix_table.board.cell_names` order."""
     grid = image[pad:pad + height * ppc, pad:pad + width * ppc]
     ch = grid.shape[2] if grid.ndim == 3 else 1
     blocks = grid.reshape(height, ppc, width, ppc, ch).transpose(0, 2, 1, 3, 4)

@@ -31,7 +31,7 @@ from typing import Dict, Optional, Tuple
 import cv2
 import numpy as np
 
-from .board import cell_index, cell_names
+from ..board import cell_index, cell_names
 from .colour import CLASSES
 from .geometry import CameraPose, camera_pose
 from .types import Calibration

@@ -32,7 +32,8 @@ import cv2
 import numpy as np
 
 from ..errors import BoardNotFoundError
-from .board import CAMP_LIMIT, DIMENSIONS, LIGHT_LINES, cell_index, cell_names, check_board
+from ..board import (SIZES, black_camp, cell_index, cell_name, cell_names, check_size, dimensions,
+                     light_lines, red_camp, turned, turns_allowed)
 from .types import Calibration
 
 
@@ -166,7 +167,7 @@ def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int) -> fl
 def grid_fit(lines_dil: np.ndarray, Hm: np.ndarray, board: str) -> float:
     """How well ``board``'s line pattern under homography ``Hm`` (board cells -> pixels of
     ``lines_dil``) matches a dilated line image: ~0.5-0.9 crisp grid, ~0 none."""
-    width, height = DIMENSIONS[check_board(board)]
+    width, height = dimensions(board)
     return _score(lines_dil, Hm, width, height)
 
 
@@ -358,7 +359,7 @@ def _typical_spacing(pos: np.ndarray) -> Optional[float]:
 
 def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
     """Yield (homography board->work px, width, height) candidates for one polarity."""
-    width, height = DIMENSIONS[board]
+    width, height = dimensions(board)
     hough = _hough(lines, config)
     families = _families(hough, config)
     if not families:
@@ -485,7 +486,7 @@ def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: 
     mean error at 1280x960 before this pass, 0.63 after). Kept only when the grid fits
     the frame's lines at least as well as before."""
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    lines = line_image(gray, LIGHT_LINES[face], kernel)
+    lines = line_image(gray, light_lines(face), kernel)
     refined = _refine(lines, Hm, na, nb, rounds=1, step=0.01)
     dil = _dilate(lines)
     return refined if _score(dil, refined, na, nb) >= _score(dil, Hm, na, nb) else Hm
@@ -551,16 +552,10 @@ def _cell_colours(lab: np.ndarray, Hm: np.ndarray, board: str) -> np.ndarray:
 def _camp_masks(board: str, turn: int) -> Tuple[np.ndarray, np.ndarray]:
     """Red and Black camp cells (cell_names order) when the board is turned ``turn``
     quarter turns (a1 at the corner reached by going ``turn`` corners along)."""
-    width, height = DIMENSIONS[board]
-    limit = CAMP_LIMIT[board]
-    red, black = [], []
-    for name in cell_names(board):
-        f, r = cell_index(name)
-        # distance from each corner, in the order (0,0), (W,0), (W,H), (0,H)
-        d = [f + r, (width - 1 - f) + r, (width - 1 - f) + (height - 1 - r), f + (height - 1 - r)]
-        red.append(d[turn % 4] <= limit)
-        black.append(d[(turn + 2) % 4] <= limit)
-    return np.array(red), np.array(black)
+    def here(camp):
+        cells = {cell_name(*turned(board, *cell_index(name), turn)) for name in camp}
+        return np.array([name in cells for name in cell_names(board)])
+    return here(red_camp(board)), here(black_camp(board))
 
 
 def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
@@ -568,14 +563,12 @@ def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
     """Quarter turns that put a1 at Red's camp when the frame shows the start position,
     or None when it does not (or the colours do not separate clearly)."""
     board = calibration.board
-    width, height = DIMENSIONS[board]
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
     Hm = calibration.homography()
     colours = _cell_colours(lab, Hm, board)
     a = colours[:, 1]
-    turns = range(4) if width == height else (0, 2)
     best = None
-    for turn in turns:
+    for turn in turns_allowed(board):
         red, black = _camp_masks(board, turn)
         ra, ba = a[red], a[black]
         if np.isnan(ra).any() or np.isnan(ba).any():
@@ -637,12 +630,10 @@ def _canonical(Hm: np.ndarray, width: int, height: int) -> np.ndarray:
 
 def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
     """Without stones to tell, put a1 at the allowed corner nearest the image's bottom-left."""
-    width, height = DIMENSIONS[board]
-    turns = range(4) if width == height else (0, 2)
     def badness(k):
         c = np.roll(corners, -k, axis=0)[0]
         return c[0] - c[1]
-    k = min(turns, key=badness)
+    k = min(turns_allowed(board), key=badness)
     return np.roll(corners, -k, axis=0)
 
 
@@ -653,7 +644,7 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
     h, w = gray.shape
     best = None
     for face in faces:
-        lines = line_image(gray, LIGHT_LINES[face], kernel)
+        lines = line_image(gray, light_lines(face), kernel)
         dil = _dilate(lines)
         scored = []
         for Hm, na, nb in _candidates(lines, face, config):
@@ -665,7 +656,7 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
         for s, Hm, na, nb in scored[:6]:
             if s < config.weak_fit:
                 break
-            if (line_polarity(gray, Hm, na, nb)[0] > 0) != LIGHT_LINES[face]:
+            if (line_polarity(gray, Hm, na, nb)[0] > 0) != light_lines(face):
                 continue
             Hr = _refine(lines, Hm, na, nb)
             sr = _score(dil, Hr, na, nb)
@@ -678,7 +669,7 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
             polarity, agreement = line_polarity(gray, Hr, na, nb)
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
-            right = (polarity > 0) == LIGHT_LINES[face] and agreement >= config.min_agreement
+            right = (polarity > 0) == light_lines(face) and agreement >= config.min_agreement
             if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
                 if best is None or sr > best[0]:
                     best = (sr, face, Hr, na, nb)
@@ -702,7 +693,7 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
     score, face, Hm, na, nb = best
     gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
     found = _search(gray, faces, config.kernel, config)
-    lines = line_image(gray, LIGHT_LINES[face], config.kernel)
+    lines = line_image(gray, light_lines(face), config.kernel)
     dil = _dilate(lines)
     Hm = np.diag([scale / first, scale / first, 1.0]) @ Hm
     refined = _refine(lines, Hm, na, nb)
@@ -727,9 +718,9 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
         raise BoardNotFoundError("not a colour image")
     if board != "auto":
-        check_board(board)
+        check_size(board)
     h, w = frame_bgr.shape[:2]
-    faces = ("9x9", "7x8") if board == "auto" else (board,)
+    faces = SIZES if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
     best = _search(gray, faces, config.kernel, config)
     if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
@@ -749,7 +740,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         Hm = np.diag([1 / scale, 1 / scale, 1.0]) @ Hm
         Hm = _refine_full(frame_bgr, Hm, na, nb, face, 2 * int(config.kernel / scale / 2) + 1)
         scale = 1.0
-    width, height = DIMENSIONS[face]
+    width, height = dimensions(face)
     if (na, nb) != (width, height):
         # The first family carries the ranks: swap board axes so x runs along the files.
         Hm = Hm @ np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], float)
@@ -770,7 +761,7 @@ def grid_still_fits(calibration: Calibration, frame_bgr: np.ndarray, config: Loc
     Only the board's surroundings are examined, so this is cheap enough for every frame
     (about 5 ms at 1280x960). A frame of another size than the calibration's is scaled."""
     h, w = frame_bgr.shape[:2]
-    width, height = DIMENSIONS[calibration.board]
+    width, height = dimensions(calibration.board)
     cw, ch = calibration.image_size
     Hm = np.diag([w / cw, h / ch, 1.0]) @ calibration.homography()
     # Crop to the grid plus the margin lines and their neighbours (1.5 cells round).
@@ -782,7 +773,7 @@ def grid_still_fits(calibration: Calibration, frame_bgr: np.ndarray, config: Loc
         return 0.0
     scale = min(1.0, config.work_size / max(h, w))
     gray = _gray_at(frame_bgr[y0:y1, x0:x1], scale)
-    lines = line_image(gray, LIGHT_LINES[calibration.board], config.kernel)
+    lines = line_image(gray, light_lines(calibration.board), config.kernel)
     to_crop = np.array([[scale, 0, -x0 * scale], [0, scale, -y0 * scale], [0, 0, 1.0]])
     return max(0.0, _score(_dilate(lines), to_crop @ Hm, width, height))
 

@@ -25,8 +25,9 @@ from typing import Mapping, Optional, Tuple
 
 import numpy as np
 
+from ..board import check_size, dimensions, turns_allowed
 from ..errors import BoardNotFoundError
-from .board import DIMENSIONS, check_board, start_placement
+from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, Room, layout_labels
 from .hands import cell_motion
@@ -66,7 +67,7 @@ class Vision:
                  stable_frames: int = 3, *, check_every: int = 15, motion_threshold: Optional[float] = None,
                  config: ReaderConfig = DEFAULT_READER):
         if board != "auto":
-            check_board(board)
+            check_size(board)
         if calibration is not None and board != "auto" and calibration.board != board:
             raise ValueError(f"calibration is for {calibration.board}, not {board}")
         self.board = board
@@ -146,13 +147,13 @@ class Vision:
                 self._use(calibrated)
                 obs = self.reader.read(frame_bgr, frame_index)
                 self.lessons.clear()
-                start = start_placement(calibrated.board)
+                start = Position.start(calibrated.board).stacks()
                 self._add_lesson(start, np.array([n not in obs.occluded_cells for n in self.reader.names]))
 
         L = self.reader.last.L
         moving = False
         if self.previous_L is not None and self.previous_L.shape == L.shape:
-            width, height = DIMENSIONS[self.calibration.board]
+            width, height = dimensions(self.calibration.board)
             change = cell_motion(self.previous_L, L, width, height, self.reader.last.ppc, self.reader.last.pad)
             moving = bool((change > self.motion_threshold).any())
         self.previous_L = L.copy()
@@ -209,14 +210,14 @@ class Vision:
         """The calibration refitted to this frame if it shows the start position in one
         of the grid's orientations, else None."""
         cal = self.calibration
-        layout = start_placement(cal.board)
+        layout = Position.start(cal.board).stacks()
         if obs.hand:
             # Flagged cells in a frame that reads as the start position cell for cell are
             # glare on glossy stones, not an arm: an arm's cells fit no class. Such a frame
             # still teaches, without the flagged cells.
             if not cal.oriented or _reads_as(obs, layout).mean() < LESSON_AGREEMENT:
                 return None
-        turns = (0,) if cal.oriented else ((0, 1, 2, 3) if cal.board == "9x9" else (0, 2))
+        turns = (0,) if cal.oriented else turns_allowed(cal.board)
         for turn in turns:
             turned = cal.rotated(turn) if turn else cal
             # Cell names move with the turn; compare via the turned grid's own reading.
@@ -244,7 +245,6 @@ def _reads_as(obs: Observation, placement: Mapping[str, Tuple[str, int]]) -> np.
 
 def _nearest_orientation(found: Calibration, old: Calibration) -> Calibration:
     """``found`` turned so that its a1 corner is the one nearest ``old``'s a1 corner."""
-    turns = range(4) if found.board == "9x9" else (0, 2)
     a1 = np.array(old.corners[0])
-    best = min(turns, key=lambda k: np.linalg.norm(np.array(found.rotated(k).corners[0]) - a1))
+    best = min(turns_allowed(found.board), key=lambda k: np.linalg.norm(np.array(found.rotated(k).corners[0]) - a1))
     return found.rotated(best)

@@ -5,8 +5,8 @@ import json
 from dataclasses import dataclass
 from typing import Dict, Optional, Sequence, Tuple
 
+from ..board import UnknownBoardError, cell_index, cell_names, check_size, dimensions, turns_allowed
 from ..errors import ConfigError
-from .board import DIMENSIONS, check_board
 
 
 @dataclass(frozen=True)
@@ -62,14 +62,13 @@ class Calibration:
         files along x, ranks along y) to image pixels."""
         import cv2
         import numpy as np
-        width, height = DIMENSIONS[self.board]
+        width, height = dimensions(self.board)
         src = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
         return cv2.getPerspectiveTransform(src, np.array(self.corners, np.float32))
 
     def cell_centres(self) -> Dict[str, Tuple[float, float]]:
         """Image position of every cell's centre on the board plane."""
         import numpy as np
-        from .board import cell_index, cell_names
         Hm = self.homography()
         out = {}
         for name in cell_names(self.board):
@@ -79,10 +78,11 @@ class Calibration:
         return out
 
     def rotated(self, quarter_turns: int) -> "Calibration":
-        """The same grid with a1 moved ``quarter_turns`` corners along (7x8: only even)."""
-        if self.board == "7x8" and quarter_turns % 2:
-            raise ValueError("a 7x8 grid can only be turned by half turns")
+        """The same grid with a1 moved ``quarter_turns`` corners along (7x8: only even):
+        its cell (file, rank) is this grid's :func:`fenix_table.board.turned` cell."""
         k = quarter_turns % 4
+        if k not in turns_allowed(self.board):
+            raise ValueError(f"a {self.board} grid can only be turned by half turns")
         corners = self.corners[k:] + self.corners[:k]
         # The room's cell looks are images of the rectified board, which turns with a1:
         # a turned grid has none until it sees a start frame again.
@@ -99,7 +99,7 @@ class Calibration:
     def from_json(cls, text: str) -> "Calibration":
         try:
             data = json.loads(text)
-            board = check_board(data["board"])
+            board = check_size(data["board"])
             corners = tuple(tuple(float(v) for v in c) for c in data["corners"])
             if len(corners) != 4 or any(len(c) != 2 for c in corners):
                 raise ValueError("corners must be four (x, y) pairs")
@@ -137,8 +137,10 @@ class Calibration:
         Raises ConfigError for an unknown board, a count other than four, or points that
         do not form a convex quadrilateral (typically corners given out of order).
         """
-        if board not in DIMENSIONS:
-            raise ConfigError(f"unknown board {board!r}: expected 9x9 or 7x8")
+        try:
+            check_size(board)
+        except UnknownBoardError as error:
+            raise ConfigError(str(error)) from None
         try:
             points = tuple((float(x), float(y)) for x, y in corners)
         except (TypeError, ValueError):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
-from fenix_table.vision.board import start_placement
+from fenix_table.rules import Position
 from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader
 from fenix_table.vision.geometry import camera_pose
 from fenix_table.vision.hands import HandConfig
@@ -46,9 +46,9 @@ def test_start_frame_calibration_learns_the_room():
     scene = SceneParams(board_color=(0.07, 0.07, 0.09), black_color=(0.06, 0.06, 0.06),
                         light_intensity=0.4, light_color=(0.8, 0.95, 1.1), noise_sigma=4.0,
                         jpeg_quality=80, stone_thickness=0.24)
-    start, truth = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    start, truth = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)
     cal = true_calibration(truth, scene.image_size)
-    fitted = calibrate_reader(start, cal, start_placement("9x9"))
+    fitted = calibrate_reader(start, cal, Position.start("9x9").stacks())
     assert fitted.room is not None and set(fitted.room["means"]) == {"empty", "red", "black"}
     assert fitted.corners == cal.corners
     # The fitted model survives a JSON round trip and reads a later position.
@@ -68,7 +68,7 @@ def test_calibration_refuses_a_frame_that_is_not_the_layout():
     scene = random_scene(rng, "7x8", hard=False, hand=False)
     bgr, truth = render_frame(random_placement(rng, "7x8", stones=20), "7x8", scene, rng)
     with pytest.raises(ValueError, match="expected layout"):
-        calibrate_reader(bgr, true_calibration(truth, scene.image_size), start_placement("7x8"))
+        calibrate_reader(bgr, true_calibration(truth, scene.image_size), Position.start("7x8").stacks())
 
 
 def test_hand_over_the_edge_is_seen_and_covers_cells():
@@ -107,10 +107,10 @@ def test_vivid_stones_in_a_sharp_clean_frame_are_no_arm():
     # whole red camp (the referee then never saw a still board).
     rng = np.random.default_rng(2)
     scene = replace(random_scene(rng, "9x9", image_size=(1280, 960), hard=False, hand=False), jitter=0.0)
-    bgr, truth = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    bgr, truth = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)
     obs = CellReader(true_calibration(truth, (1280, 960))).read(bgr)
     assert not obs.hand and obs.occluded_cells == ()
-    assert all(obs.cells[c].color == colour for c, (colour, _) in start_placement("9x9").items())
+    assert all(obs.cells[c].color == colour for c, (colour, _) in Position.start("9x9").stacks().items())
 
 
 @pytest.mark.parametrize("seed", [37, 67])
@@ -178,7 +178,7 @@ def test_glare_the_room_has_shown_is_not_taken_for_an_arm():
     # model, as an arm would; the room's start frame showed them, so they fit its black.
     rng = np.random.default_rng(59)
     scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
-    layout = start_placement("9x9")
+    layout = Position.start("9x9").stacks()
     bgr, _ = render_frame(layout, "9x9", scene, rng)
     cal = locate_board(bgr)
     assert cal.oriented and CellReader(cal).read(bgr).hand

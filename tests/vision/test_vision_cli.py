@@ -7,7 +7,7 @@ import pytest
 
 from fenix_table.cli import main
 from fenix_tools.sim import SceneParams, random_placement, render_frame
-from fenix_table.vision.board import start_placement
+from fenix_table.rules import Position
 from fenix_table.vision.types import Calibration
 
 
@@ -16,7 +16,7 @@ def images(tmp_path_factory):
     folder = tmp_path_factory.mktemp("frames")
     rng = np.random.default_rng(2)
     scene = SceneParams(yaw_deg=15.0, tilt_deg=4.0)
-    start, _ = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    start, _ = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)
     placement = random_placement(rng, "9x9", stones=30)
     game, truth = render_frame(placement, "9x9", scene, rng)
     paths = []
@@ -39,7 +39,7 @@ def test_detect_prints_one_json_line_per_image(images, capsys, tmp_path):
         for cell in rec["cells"].values():
             assert cell["color"] in ("empty", "red", "black") and 0 <= cell["confidence"] <= 1
     start = records[0]["cells"]
-    layout = start_placement("9x9")
+    layout = Position.start("9x9").stacks()
     assert sum(start[c]["color"] != layout.get(c, ("empty",))[0] for c in start) == 0
     # Several images: numbered annotation files, each the size of its frame.
     for k in (1, 2):

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, render_frame
-from fenix_table.vision.board import DIMENSIONS, cell_name, cell_names, start_placement
+from fenix_table.board import cell_name, cell_names, dimensions
+from fenix_table.rules import Position
 from fenix_table.vision.cells import CellReader, calibrate_reader
 from fenix_table.vision.colour import CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, frame_labels, layout_labels
 from fenix_tools.training import scene_rows
@@ -24,10 +25,10 @@ def shadowed_layout(rng):
     placement = {}
     for rank in (1, 4, 7):
         for file in (2, 6):
-            placement[cell_name("9x9", file, rank)] = (("red", "black")[int(rng.integers(2))], 3)
-            placement[cell_name("9x9", file + 1, rank)] = ("black", 1)
-            placement[cell_name("9x9", file, rank + 1)] = ("black", 1)
-            placement[cell_name("9x9", file - 2, rank)] = ("black", 1)
+            placement[cell_name(file, rank)] = (("red", "black")[int(rng.integers(2))], 3)
+            placement[cell_name(file + 1, rank)] = ("black", 1)
+            placement[cell_name(file, rank + 1)] = ("black", 1)
+            placement[cell_name(file - 2, rank)] = ("black", 1)
     return placement
 
 
@@ -36,9 +37,9 @@ def test_black_stones_on_a_dark_face_in_dim_light_beside_tall_shadows():
     scene = SceneParams(image_size=(1280, 960), board_color=(0.12, 0.12, 0.15), black_color=(0.05, 0.05, 0.05),
                         light_intensity=0.45, light_azimuth_deg=0.0, light_elevation_deg=40.0, ambient=0.4,
                         shadow_softness=3.0, stone_thickness=0.25, noise_sigma=4.0, jpeg_quality=80)
-    start, truth = render_frame(start_placement("9x9"), "9x9", scene, rng)
+    start, truth = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)
     cal = true_calibration(truth, scene.image_size)
-    fitted = calibrate_reader(start, cal, start_placement("9x9"))
+    fitted = calibrate_reader(start, cal, Position.start("9x9").stacks())
     wrong_default = wrong_calibrated = 0
     for _ in range(2):
         placement = shadowed_layout(rng)
@@ -108,8 +109,8 @@ def test_room_looks_weigh_steady_pixels_and_shift_the_odds_within_their_cap():
 def test_a_frame_without_black_stones_still_reads():
     rng = np.random.default_rng(4)
     scene = SceneParams(board_color=(0.1, 0.12, 0.16))
-    width, height = DIMENSIONS["9x9"]
-    placement = {cell_name("9x9", f, r): ("red", 1) for f in range(width) for r in range(height) if (f + r) % 3 == 0}
+    width, height = dimensions("9x9")
+    placement = {cell_name(f, r): ("red", 1) for f in range(width) for r in range(height) if (f + r) % 3 == 0}
     bgr, truth = render_frame(placement, "9x9", scene, rng)
     obs = CellReader(true_calibration(truth, scene.image_size)).read(bgr)
     assert not colour_errors(obs, placement)
@@ -121,5 +122,5 @@ def test_training_rows_are_the_readers_features_with_the_layouts_labels():
     names = cell_names(board)
     assert start_X.shape == game_X.shape == (len(names), len(FEATURES))
     assert np.isfinite(start_X).all() and np.isfinite(game_X).all()
-    assert start_y.tolist() == layout_labels(start_placement(board), names).tolist()
+    assert start_y.tolist() == layout_labels(Position.start(board).stacks(), names).tolist()
     assert set(game_y.tolist()) <= {0, 1, 2} and len(game_y) == len(names)

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
-from fenix_table.vision.board import cell_index, cell_names, start_placement
+from fenix_table.board import cell_index, cell_names
+from fenix_table.rules import Position
 from fenix_table.vision.cells import CellReader, calibrate_reader
 from fenix_table.vision.types import Calibration
 
@@ -87,8 +88,8 @@ def test_heights_claimed_are_right_with_a_calibrated_reader():
     # A low, wide camera: the outer stacks show several pixels of parallax per stone.
     scene = SceneParams(image_size=(1280, 960), fov_deg=75.0, camera_height=11.0, tilt_deg=6.0,
                         yaw_deg=20.0, stone_thickness=0.22, jitter=0.03)
-    start, truth = render_frame(start_placement("9x9"), "9x9", scene, rng)
-    cal = calibrate_reader(start, true_calibration(truth, scene.image_size), start_placement("9x9"))
+    start, truth = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)
+    cal = calibrate_reader(start, true_calibration(truth, scene.image_size), Position.start("9x9").stacks())
     placement = {c: (("red", "black")[i % 2], 1 + i % 3)
                  for i, c in enumerate(c for c in truth.cell_centres if (ord(c[0]) + int(c[1:])) % 2 == 0)}
     bgr, _ = render_frame(placement, "9x9", scene, rng)

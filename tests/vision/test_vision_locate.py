@@ -6,7 +6,7 @@ import pytest
 
 from fenix_table.errors import BoardNotFoundError
 from fenix_tools.sim import random_placement, random_scene, render_frame
-from fenix_table.vision.board import start_placement
+from fenix_table.rules import Position
 from fenix_table.vision.locate import REFIT_BELOW, grid_still_fits, locate_board
 from fenix_table.vision.types import Calibration
 
@@ -27,7 +27,7 @@ def frame(board, seed, placement=None, hand=False, hard=False, size=(640, 480)):
 
 @pytest.mark.parametrize("board,seed", [("9x9", 1), ("9x9", 2), ("7x8", 3), ("7x8", 4)])
 def test_start_position_gives_corners_side_and_orientation(board, seed):
-    bgr, truth, _ = frame(board, seed, start_placement(board), hard=True)
+    bgr, truth, _ = frame(board, seed, Position.start(board).stacks(), hard=True)
     cal = locate_board(bgr)
     assert cal.board == board
     assert cal.oriented
@@ -81,7 +81,7 @@ def test_a_bumped_camera_is_noticed():
     board = "9x9"
     rng = np.random.default_rng(21)
     scene = random_scene(rng, board, hard=False, hand=False)
-    placement = start_placement(board)
+    placement = Position.start(board).stacks()
     bgr, truth = render_frame(placement, board, scene, rng)
     cal = Calibration(board, (640, 480), tuple(map(tuple, truth.corners)), oriented=True)
     assert grid_still_fits(cal, bgr) > 0.4
@@ -117,7 +117,7 @@ def test_a_printed_border_line_does_not_pull_the_grid_a_cell_over():
     rng = np.random.default_rng(117)
     scene = random_scene(rng, "7x8", image_size=(1280, 960), hard=True, hand=False)
     scene = replace(scene, border_line=scene.margin / 2)
-    bgr, truth = render_frame(start_placement("7x8"), "7x8", scene, rng)
+    bgr, truth = render_frame(Position.start("7x8").stacks(), "7x8", scene, rng)
     cal = locate_board(bgr)
     assert cal.board == "7x8"
     assert corner_error(cal.corners, truth.corners) < 4.0

@@ -6,7 +6,7 @@ import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.vision import Vision
-from fenix_table.vision.board import start_placement
+from fenix_table.rules import Position
 
 
 def test_no_board_in_view():
@@ -22,7 +22,7 @@ def test_sequence_calibrates_waits_for_stillness_and_sees_hands():
     rng = np.random.default_rng(4)
     scene = SceneParams(yaw_deg=200.0, tilt_deg=5.0, light_color=(0.8, 0.95, 1.1),
                         board_color=(0.6, 0.7, 0.8), line_color=(0.15, 0.15, 0.15))
-    start = start_placement("7x8")
+    start = Position.start("7x8").stacks()
     moved = dict(start)
     moved["b2"] = moved.pop("b1")           # a red soldier stepped off
     frames = [render_frame(start, "7x8", scene, rng)[0] for _ in range(3)]
@@ -50,7 +50,7 @@ def test_a_bumped_camera_is_found_again_and_keeps_the_rooms_colours():
     rng = np.random.default_rng(6)
     scene = SceneParams(board_color=(0.07, 0.08, 0.1), black_color=(0.06, 0.06, 0.06), light_intensity=0.45,
                         noise_sigma=3.0, jpeg_quality=80, yaw_deg=30.0)
-    layout = start_placement("9x9")
+    layout = Position.start("9x9").stacks()
     vision = Vision(stable_frames=1, check_every=1)
     first = vision.process(render_frame(layout, "9x9", scene, rng)[0], 0)
     assert first.calibration.oriented and first.calibration.room is not None
@@ -81,7 +81,7 @@ def confirmed_positions(seed):
     """A 9x9 room (its start frame and three later positions) from the generator."""
     rng = np.random.default_rng(seed)
     scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
-    placements = [start_placement("9x9")] + [random_placement(rng, "9x9") for _ in range(3)]
+    placements = [Position.start("9x9").stacks()] + [random_placement(rng, "9x9") for _ in range(3)]
     return scene, placements, [render_frame(p, "9x9", scene, rng)[0] for p in placements]
 
 
@@ -126,7 +126,7 @@ def test_glare_taken_for_an_arm_does_not_keep_the_start_frame_from_teaching():
     # the shipped model, which is what an arm over the edge looks like.
     rng = np.random.default_rng(59)
     scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
-    layout = start_placement("9x9")
+    layout = Position.start("9x9").stacks()
     result = Vision(board="9x9", stable_frames=1).process(render_frame(layout, "9x9", scene, rng)[0], 0)
     assert result.calibration.oriented and result.calibration.room is not None
     assert {c: col for c, (col, _) in result.observation.placement().items()} == {c: col for c, (col, _) in layout.items()}
