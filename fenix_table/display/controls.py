@@ -20,6 +20,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import pygame
 
+from ..board import dimensions
 from .i18n import LANGUAGES
 from .layout import BoardGeometry, Layout
 
@@ -215,8 +216,7 @@ def handle(event, ui: UiState, layout: Layout, *, side_to_move: str = "red",
             if rect.collidepoint(pos):
                 ui.picked = ()
                 return [_confirm(shown[int(name[7:])])]
-        files, ranks = (9, 9) if board == "9x9" else (7, 8)
-        cell = BoardGeometry(layout.board, files, ranks, ui.rotation).cell_at(pos) \
+        cell = BoardGeometry(layout.board, *dimensions(board), ui.rotation).cell_at(pos) \
             if choices else None
         if cell is not None:
             return _pick(cell, choices, ui)

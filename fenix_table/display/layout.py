@@ -11,6 +11,8 @@ from typing import Dict, List, Tuple
 
 import pygame
 
+from ..board import cell_index, cell_name, file_letter
+
 # The panel's buttons in reading order (two rows of four); each is an action name.
 BUTTONS = ("new_game", "undo", "draw", "resign", "calibrate", "review", "camera", "quit")
 
@@ -98,8 +100,7 @@ class BoardGeometry:
         return col, row
 
     def cell_rect(self, cell: str) -> pygame.Rect:
-        f, r = ord(cell[0]) - 97, int(cell[1:]) - 1
-        col, row = self.col_row(f, r)
+        col, row = self.col_row(*cell_index(cell))
         return pygame.Rect(self.grid.x + col * self.cell, self.grid.y + row * self.cell,
                            self.cell, self.cell)
 
@@ -111,7 +112,7 @@ class BoardGeometry:
             return None
         for f in range(self.files):
             for r in range(self.ranks):
-                name = f"{chr(97 + f)}{r + 1}"
+                name = cell_name(f, r)
                 if self.cell_rect(name).collidepoint(pos):
                     return name
         return None
@@ -122,12 +123,12 @@ class BoardGeometry:
         half = self.cell // 2
         off = int(self.cell * 0.3)
         for f in range(self.files):
-            a = self.cell_rect(f"{chr(97 + f)}1")
-            b = self.cell_rect(f"{chr(97 + f)}{self.ranks}")
-            out.append((chr(97 + f), _outside(a, b, half, off)))
+            a = self.cell_rect(cell_name(f, 0))
+            b = self.cell_rect(cell_name(f, self.ranks - 1))
+            out.append((file_letter(f), _outside(a, b, half, off)))
         for r in range(self.ranks):
-            a = self.cell_rect(f"a{r + 1}")
-            b = self.cell_rect(f"{chr(96 + self.files)}{r + 1}")
+            a = self.cell_rect(cell_name(0, r))
+            b = self.cell_rect(cell_name(self.files - 1, r))
             out.append((str(r + 1), _outside(a, b, half, off)))
         return out
 

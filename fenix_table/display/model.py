@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Tuple
 
+from fenix_table.board import cell_index, cell_name
 from fenix_table.referee import events as ev
 
 Placement = Dict[str, Tuple[str, int]]
@@ -40,18 +41,9 @@ def token_cells(token: str) -> Tuple[str, ...]:
     return tuple(token.replace("x", "-").split("-"))
 
 
-def cell_xy(cell: str) -> Tuple[int, int]:
-    """0-based (file, rank) of a cell name."""
-    return ord(cell[0]) - 97, int(cell[1:]) - 1
-
-
-def cell_name(f: int, r: int) -> str:
-    return f"{chr(97 + f)}{r + 1}"
-
-
 def segment_cells(a: str, b: str) -> Tuple[str, ...]:
     """Cells strictly between ``a`` and ``b`` on their line (orthogonal or diagonal)."""
-    (fa, ra), (fb, rb) = cell_xy(a), cell_xy(b)
+    (fa, ra), (fb, rb) = cell_index(a), cell_index(b)
     df, dr = fb - fa, rb - ra
     steps = max(abs(df), abs(dr))
     if steps < 2 or (df and dr and abs(df) != abs(dr)):
@@ -191,7 +183,7 @@ class TableModel:
         position = _parsed(e.fpn)
         self.fpn, self.size, self.rules, self.game_id = e.fpn, position.size, e.rules, e.game_id
         self.side, self.duty = position.side, position.duty
-        self.setup_left = position.setup_moves_left() if position.in_setup else 0
+        self.setup_left = position.setup_moves_left()
         self.moves, self.history = [], [e.fpn]
         self.capture, self.capture_side, self.pending = (), None, None
         self.violation = self.out_of_sync = self.notice = self.ambiguous = None
@@ -241,7 +233,7 @@ class TableModel:
         self.fpn = e.fpn
         position = _parsed(e.fpn)
         self.side, self.duty = position.side, position.duty
-        self.setup_left = position.setup_moves_left() if position.in_setup else 0
+        self.setup_left = position.setup_moves_left()
         self.pending, self.capture, self.violation, self.game_over = None, (), None, None
         self.ambiguous = self.out_of_sync = None
 

@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pygame
 
+from ..board import black_camp, dimensions, red_camp
 from .controls import (NEW_GAME_ROWS, UiState, calibration_view, choice_rects, dialog_rects,
                        fix_rects, narrowed)
 from .i18n import Translator
@@ -266,21 +267,14 @@ class Renderer:
         else:
             stacks = model.placement()
             last = model.last_move
-        files, ranks = (9, 9) if size == "9x9" else (7, 8)
-        geo = BoardGeometry(layout.board, files, ranks, ui.rotation)
+        geo = BoardGeometry(layout.board, *dimensions(size), ui.rotation)
         self.geometry = geo
         s = geo.cell
-        limit = 6 if size == "9x9" else 5
         frame = geo.grid.inflate(int(s * 0.5), int(s * 0.5))
         pygame.draw.rect(surface, BOARD_FACE, frame, border_radius=int(s * 0.15))
-        for f in range(files):
-            for r in range(ranks):
-                cell = f"{chr(97 + f)}{r + 1}"
-                rect = geo.cell_rect(cell)
-                if f + r <= limit:
-                    pygame.draw.rect(surface, RED_CAMP, rect)
-                elif (files - 1 - f) + (ranks - 1 - r) <= limit:
-                    pygame.draw.rect(surface, BLACK_CAMP, rect)
+        for camp, colour in ((red_camp(size), RED_CAMP), (black_camp(size), BLACK_CAMP)):
+            for cell in camp:
+                pygame.draw.rect(surface, colour, geo.cell_rect(cell))
         for i in range(geo.cols + 1):
             x = geo.grid.x + i * s
             pygame.draw.line(surface, BOARD_LINE, (x, geo.grid.y), (x, geo.grid.bottom), 2)
