@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import pygame
 
-from ..board import dimensions
+from ..board import SIZES, dimensions
 from .i18n import LANGUAGES
 from .layout import BoardGeometry, Layout
 
@@ -76,7 +76,7 @@ class UiState:
 
 
 # Option rows of the new-game dialog: (field, choices).
-NEW_GAME_ROWS = (("size", ("9x9", "7x8")), ("preset", ("official", "strike")),
+NEW_GAME_ROWS = (("size", SIZES), ("preset", ("official", "strike")),
                  ("mode", ("referee", "casual")))
 
 CHOICE_KEYS = (pygame.K_1, pygame.K_2, pygame.K_3, pygame.K_4)

@@ -9,9 +9,10 @@ import argparse
 import json
 import os
 
+from ..board import SIZES, dimensions
 from ..errors import BoardNotFoundError, CameraError, ConfigError
 
-BOARD_CHOICES = ("auto", "9x9", "7x8")
+BOARD_CHOICES = ("auto",) + SIZES
 
 
 def register(subparsers) -> None:
@@ -76,7 +77,6 @@ def draw_annotation(frame, calibration, observation):
     """A copy of ``frame`` with the grid and each cell's reading drawn on it."""
     import cv2
     import numpy as np
-    from ..board import dimensions
     out = frame.copy()
     width, height = dimensions(calibration.board)
     Hm = calibration.homography()
