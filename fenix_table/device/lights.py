@@ -67,6 +67,9 @@ class Lights:
     >>> lights.close()
     """
 
+    #: The table calls :meth:`handle` with every event, as one of its outputs.
+    name = "lights"
+
     def __init__(self, pins: Optional[Mapping[str, int]] = None, *, brightness: float = 1.0,
                  sound: bool = True, rgb_common_anode: bool = False, rgb_black: str = "blue",
                  pin_factory=None, clock: Callable[[], float] = time.monotonic,

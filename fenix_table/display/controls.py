@@ -21,28 +21,9 @@ from typing import List, Optional, Sequence, Tuple
 import pygame
 
 from ..board import SIZES, dimensions
+from ..table.driver import Action
 from .i18n import LANGUAGES
 from .layout import BoardGeometry, Layout
-
-
-@dataclass(frozen=True)
-class Action:
-    """A request for the main loop: ``name`` plus plain arguments.
-
-    Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
-    ``decline_draw``, ``resign`` (side), ``confirm`` (tokens: the plies that happened, or
-    none to confirm the board), ``play_on``, ``move_done`` (the move button: judge the
-    board now), ``clock`` (side: that side pressed its clock button), ``review_game``
-    (step: -1 an older stored game, +1 a newer one, 0 back to this game),
-    ``calibrate_auto``, ``calibrate_corners``
-    (corners: four image points, a1's corner first, along rank 1), ``quit``.
-    """
-
-    name: str
-    args: Tuple[Tuple[str, object], ...] = ()
-
-    def arg(self, key: str, default: object = None) -> object:
-        return dict(self.args).get(key, default)
 
 
 @dataclass

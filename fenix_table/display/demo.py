@@ -1,9 +1,9 @@
 """``fenix-table demo``: the bundled camera recording through vision, referee and display.
 
-The recording (``recording/``: JPEG frames plus ``script.json``, made by
-:mod:`.make_recording` with the frame generator) is fed frame by frame to the same
-:class:`~fenix_table.display.app.Table` that ``fenix-table run`` uses. Every frame is
-processed (a recording must not drop frames the way a live camera may).
+The recording (``recording/``: JPEG frames plus ``script.json``, rendered by the source
+checkout's tools with the frame generator) is fed frame by frame to the same table driver
+(:mod:`fenix_table.table`) that ``fenix-table run`` uses. Every frame is processed (a
+recording must not drop frames the way a live camera may).
 
 Nobody sits at the table during a recording, so :class:`ScriptedPlayers` stands in for
 the people: they know the moves they made (the script) and answer the display the way
@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from ..errors import ConfigError
-from ..record import GameStore
+from ..record import GameRecorder, GameStore
 from ..record.fgn import record_of
 from ..rules.fgn import format_fgn
-from .controls import Action
+from ..table import Action
 from .recording_script import RECORDING, load_script, shots
 
 VIDEO_NAME = "fenix-demo.mp4"
@@ -98,10 +98,11 @@ class ScriptedPlayers:
         self.undone = 0
 
     def step(self, table, index: int) -> bool:
-        """Act after frame ``index`` has been processed; returns whether they did."""
+        """Act after frame ``index`` has been processed (their requests join the table's
+        queue, as a touch or a button press does); returns whether they did."""
         done = list(table.referee.moves)
         if done != self.moves[:len(done)]:
-            table.act(Action("undo"))
+            table.requests.put(Action("undo"))
             self.undone += 1
             return True
         if index not in self.shot_ends or index >= len(self.plies_at):
@@ -109,10 +110,112 @@ class ScriptedPlayers:
         shown = self.plies_at[index]
         if len(done) < shown and table.referee.state != "over":
             missing = tuple(self.moves[len(done):shown])
-            table.act(Action("confirm", (("tokens", missing),)))
+            table.requests.put(Action("confirm", (("tokens", missing),)))
             self.confirmed += len(missing)
             return True
         return False
+
+
+class _Kinds:
+    """Counts what the referee said (for the summary): a sink like any other."""
+
+    name = "summary"
+    inline = True
+
+    def __init__(self, kinds: List[str]) -> None:
+        self.kinds = kinds
+
+    def handle(self, event) -> None:
+        self.kinds.append(event.kind)
+
+
+class _Files:
+    """The files the demo writes into ``out``, and only those.
+
+    A manifest lists what the demo wrote last time; those files are replaced, and a file
+    of the same name that the demo did not write is never touched (ConfigError)."""
+
+    MANIFEST = ".fenix-demo-files"
+
+    def __init__(self, out: str) -> None:
+        self.out = out
+        self.written: List[str] = []
+        os.makedirs(out, exist_ok=True)
+        self._ours = set()
+        try:
+            with open(os.path.join(out, self.MANIFEST), encoding="utf-8") as fh:
+                self._ours = {line.strip() for line in fh if line.strip()}
+        except OSError:
+            pass
+
+    def path(self, name: str) -> str:
+        path = os.path.join(self.out, name)
+        if os.path.exists(path) and name not in self._ours and name not in self.written:
+            raise ConfigError(f"{path} exists and was not written by the demo; "
+                              f"choose another --out")
+        if name not in self.written:
+            self.written.append(name)
+            self._save()
+        return path
+
+    def _save(self) -> None:
+        with open(os.path.join(self.out, self.MANIFEST), "w", encoding="utf-8") as fh:
+            fh.write("".join(f"{name}\n" for name in sorted(self._ours | set(self.written))))
+
+    def finish(self) -> None:
+        """Remove what the demo wrote last time and did not write again."""
+        for name in sorted(self._ours - set(self.written)):
+            if name.endswith(".png") or name in (VIDEO_NAME, GAME_NAME):
+                try:
+                    os.remove(os.path.join(self.out, name))
+                except OSError:
+                    pass
+        self._ours = set()
+        self._save()
+
+
+class _DemoScreen:
+    """The display for the demo: a window (as at the table), or off-screen, writing every
+    drawing into the video and a PNG whenever the picture changed."""
+
+    def __init__(self, screen, result: DemoResult, files: Optional[_Files], fps: float) -> None:
+        self.screen = screen
+        self.result = result
+        self.files = files
+        self.fps = fps
+        self.writer = None
+        self.frames = 0
+
+    def poll(self, table):
+        return self.screen.poll(table)
+
+    def draw(self, table, changed: bool, camera: bool = False) -> bool:
+        drew = self.screen.draw(table, changed, camera)
+        if camera:
+            self.frames += 1
+        if self.files is None or not drew:
+            return drew
+        import cv2
+        import pygame
+
+        rgb = pygame.surfarray.array3d(self.screen.surface).swapaxes(0, 1)
+        bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+        if self.writer is None:
+            path = self.files.path(VIDEO_NAME)
+            self.writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), self.fps,
+                                          (bgr.shape[1], bgr.shape[0]))
+            if self.writer.isOpened():
+                self.result.video = path
+        if self.writer.isOpened():
+            self.writer.write(bgr)
+        if changed or self.result.images == 0:
+            cv2.imwrite(self.files.path(f"display-{table.index:04d}.png"), bgr)
+            self.result.images += 1
+        return drew
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.release()
 
 
 def recording_frames(folder: str) -> List[str]:
@@ -121,8 +224,8 @@ def recording_frames(folder: str) -> List[str]:
         raise ConfigError(f"no such recording folder: {folder}")
     files = sorted(f for f in os.listdir(folder) if f.lower().endswith((".jpg", ".png")))
     if not files:
-        raise ConfigError(f"{folder}: no frames (render them with "
-                          f"PYTHONPATH=tools python -m fenix_tools.make_recording in the source checkout)")
+        raise ConfigError(f"{folder}: no frames (render them with the source checkout's "
+                          f"tools: make recording)")
     return [os.path.join(folder, f) for f in files]
 
 
@@ -130,21 +233,23 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
              size: Optional[Tuple[int, int]] = None, language: str = "en",
              limit: Optional[int] = None, recording: Optional[str] = None,
              fps: float = 8.0, stable_frames: int = 2, lights=None) -> DemoResult:
-    """Play the recording; see the module docstring. ``limit`` stops after that many
-    camera frames; ``lights`` (a :class:`~fenix_table.device.Lights`) follow the game as
-    at the table. Raises ConfigError for a missing recording."""
-    import cv2
+    """Play the recording through the table driver; see the module docstring. ``limit``
+    stops after that many camera frames; ``lights`` (a :class:`~fenix_table.device.Lights`)
+    follow the game as at the table. Raises ConfigError for a missing recording, or for
+    ``out`` holding a file of the demo's names that it did not write."""
     import pygame
 
-    from .app import GameSetup, Table, open_screen
+    from ..table import GameSetup, RecordedFeed, Table, run
+    from ..vision.sources import FolderSource
+    from .app import Screen, open_screen
     from .controls import UiState
-    from .render import Renderer
+    from .model import TableModel
 
     folder = recording or RECORDING
     script = load_script(folder)
-    files = recording_frames(folder)
+    frames = recording_frames(folder)
     if limit is not None:
-        files = files[:max(1, limit)]
+        frames = frames[:max(1, limit)]
     if headless:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
     surface, headless = open_screen(None, size or (0, 0), allow_headless=True)
@@ -152,93 +257,39 @@ def run_demo(out: str = "fenix-demo", headless: bool = False,
         surface = pygame.display.set_mode((1280, 720), pygame.RESIZABLE)
     result = DemoResult(expected_moves=list(script["moves"]),
                         expected_result=script.get("result", "*"), headless=headless)
+    files = _Files(out) if headless else None
+    if files is not None:
+        result.out = out
     # The demo's game goes to an archive of its own, not the user's: only its FGN is kept.
     store = GameStore(":memory:")
-    table = Table(GameSetup(size=script["board"], preset=script.get("rules", "official")),
-                  store=store, stable_frames=stable_frames, lights=lights,
-                  listeners=(lambda events: result.kinds.extend(e.kind for e in events),))
-
+    record = GameRecorder(store)
+    sinks = [_Kinds(result.kinds)] + ([lights] if lights is not None else [])
+    table = Table(GameSetup(size=script["board"], preset=script.get("rules", "official"),
+                            tags=(("Event", "fenix-table demo"),)),
+                  record=record, sinks=sinks, model=TableModel(), stable_frames=stable_frames)
     players = ScriptedPlayers(script)
     ui = UiState(language=language)
-    renderer = Renderer()
-    writer = None
-    if headless:
-        result.out = out
-        os.makedirs(out, exist_ok=True)
-        for name in os.listdir(out):
-            if name.endswith(".png") or name in (VIDEO_NAME, GAME_NAME):
-                os.remove(os.path.join(out, name))
+    # Headless, every camera frame is drawn: the video has one display frame per frame.
+    screen = _DemoScreen(Screen(surface, ui, headless=headless,
+                                camera_fps=0.0 if headless else 10.0), result, files, fps)
+    # In a window the last picture stays up (controls still work) until it is closed.
+    feed = RecordedFeed(FolderSource(frames), fps=None if headless else fps,
+                        hold=not headless)
     began = time.monotonic()
-    quit_early = False
-    for index, path in enumerate(files):
-        tick = time.monotonic()
-        frame = cv2.imread(path, cv2.IMREAD_COLOR)
-        if frame is None:
-            raise ConfigError(f"cannot read recording frame {path}")
-        changed = table.feed(frame, index)
-        changed = players.step(table, index) or changed
-        if not headless:
-            for event in pygame.event.get():
-                if event.type == pygame.VIDEORESIZE:
-                    surface = pygame.display.get_surface()
-                elif renderer.layout is not None:
-                    for action in table.actions(event, ui, renderer.layout):
-                        if action.name == "quit":
-                            quit_early = True
-                        else:
-                            table.act(action)
-            if quit_early:
-                break
-        renderer.draw(surface, table.model, ui, table.frame, table.grid())
-        result.frames = index + 1
-        if headless:
-            rgb = pygame.surfarray.array3d(surface).swapaxes(0, 1)
-            bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
-            if writer is None:
-                writer = cv2.VideoWriter(os.path.join(out, VIDEO_NAME),
-                                         cv2.VideoWriter_fourcc(*"mp4v"), fps,
-                                         (bgr.shape[1], bgr.shape[0]))
-                if writer.isOpened():
-                    result.video = os.path.join(out, VIDEO_NAME)
-            if writer.isOpened():
-                writer.write(bgr)
-            if changed or index == 0 or index == len(files) - 1:
-                cv2.imwrite(os.path.join(out, f"display-{index:04d}.png"), bgr)
-                result.images += 1
-        else:
-            pygame.display.flip()
-            time.sleep(max(0.0, 1.0 / fps - (time.monotonic() - tick)))
+    run(table, feed, screen=screen, players=players)
     result.seconds = time.monotonic() - began
+    result.frames = feed.read
     result.confirmed, result.undone = players.confirmed, players.undone
-    if writer is not None:
-        writer.release()
+    screen.close()
+    table.close()
     referee = table.referee
     result.moves = list(referee.moves)
     status = referee.game.status()
     result.result, result.reason = status.fgn_result, status.reason
-    if headless:
-        with open(os.path.join(out, GAME_NAME), "w", encoding="utf-8") as fh:
-            fh.write(format_fgn(record_of(store, referee.game_id)))
-    elif not quit_early:
-        _linger(surface, table, ui, renderer)
+    if files is not None:
+        with open(files.path(GAME_NAME), "w", encoding="utf-8") as fh:
+            fh.write(format_fgn(record_of(store, table.game_id)))
+        files.finish()
     pygame.quit()
     store.close()
     return result
-
-
-def _linger(surface, table, ui, renderer) -> None:
-    """Keep the final picture up (controls still work) until the window is closed."""
-    import pygame
-
-    while True:
-        for event in pygame.event.get():
-            if event.type == pygame.VIDEORESIZE:
-                surface = pygame.display.get_surface()
-                continue
-            for action in table.actions(event, ui, renderer.layout):
-                if action.name == "quit":
-                    return
-                table.act(action)
-        renderer.draw(surface, table.model, ui, table.frame, table.grid())
-        pygame.display.flip()
-        time.sleep(0.05)

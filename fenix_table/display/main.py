@@ -1,5 +1,5 @@
-"""``fenix-table run``: put the configuration, the camera, the archive and the screen
-together and hand them to :func:`~fenix_table.display.app.run_loop`."""
+"""``fenix-table run``: put the configuration, the camera, the archive, the lights and the
+screen together and hand them to the table driver (:func:`fenix_table.table.run`)."""
 from __future__ import annotations
 
 import logging
@@ -35,8 +35,9 @@ def open_camera(spec: str):
         raise CameraError(NO_CAMERA.format(reason=error)) from None
 
 
-def _lights(config):
-    """The device engineer's Lights when the package and GPIO exist, else None."""
+def lights_sink(config):
+    """The status lights and buttons as a sink of the table, when the configuration
+    enables GPIO and the pins are free; else None (the table runs without them)."""
     if config is None:
         return None
     try:
@@ -54,20 +55,28 @@ def _lights(config):
 
 def run_table(args, config) -> int:
     """The table until the players quit or a signal arrives. Returns the exit code."""
-    from ..record import GameStore
-    from .app import FrameGrabber, GameSetup, Table, open_screen, run_loop
+    from ..record import GameRecorder, GameStore
+    from ..table import FrameGrabber, GameSetup, RecordedFeed, Table, run
+    from ..watchdog import Watchdog
+    from .app import Screen, open_screen
     from .controls import UiState
+    from .model import TableModel
 
     spec = choose_source(args.camera, config)
     first = open_camera(spec)
-    opened = [first]
+    if _is_recording(spec):
+        feed = RecordedFeed(first, fps=getattr(first, "fps", None) or 8.0)
+    else:
+        opened = [first]
 
-    def reopen():
-        # The first open is the one already checked; later ones follow failures.
-        if opened:
-            return opened.pop()
-        from ..vision import open_source
-        return open_source(spec)
+        def reopen():
+            # The first open is the one already checked; later ones follow failures.
+            if opened:
+                return opened.pop()
+            from ..vision import open_source
+            return open_source(spec)
+
+        feed = FrameGrabber(reopen)
 
     display = config.display if config is not None else None
     setup = GameSetup(
@@ -76,7 +85,8 @@ def run_table(args, config) -> int:
         preset=args.rules or (config.rules.preset if config is not None else "official"),
         mode=args.mode or (config.referee.mode if config is not None else "referee"),
         options=tuple(dict(config.rules.options).items()) if config is not None and
-        not args.rules else ())
+        not args.rules else (),
+        tags=(("Event", "fenix-table run"),))
     calibration = None
     calibration_file = args.calibration or (config.board.calibration if config is not None else "")
     if calibration_file:
@@ -84,40 +94,43 @@ def run_table(args, config) -> int:
         calibration = Calibration.load(calibration_file)
     database = args.database or (config.record.database if config is not None else "") or None
     store = GameStore(database)
+    record = GameRecorder(store, save_frames=bool(config is not None and
+                                                  config.record.save_frames))
     resume = None
     if args.resume:
         unfinished = store.unfinished()
         if not unfinished:
             raise ConfigError("--resume: there is no unfinished game in the archive")
         resume = max(unfinished, key=lambda g: g.id).id
-    lights = _lights(config)
+    lights = lights_sink(config)
     ui = UiState(language=args.language or (display.language if display else "en"),
                  rotation=args.rotate if args.rotate is not None else
                  (display.quarter_turns if display else 0),
                  show_camera=display.camera_inset if display else True,
                  show_clocks=display.clocks if display else False)
     stable = config.referee.stable_frames if config is not None else 3
-    grabber = FrameGrabber(reopen)
+    table = None
     try:
-        table = Table(setup, store=store, lights=lights, stable_frames=stable,
-                      calibration=calibration, resume=resume)
+        table = Table(setup, record=record, sinks=[lights] if lights is not None else [],
+                      model=TableModel(), stable_frames=stable, calibration=calibration,
+                      resume=resume)
         size = args.size or ((display.width, display.height) if display and display.width
                              else (0, 0))
         fullscreen = args.fullscreen
         if fullscreen is None and display is not None:
             fullscreen = display.fullscreen_choice
         surface, _ = open_screen(fullscreen, size)
-        grabber.start()
-        from ..watchdog import Watchdog
-        why = run_loop(table, grabber, surface, ui, watchdog=Watchdog.from_env())
-        game = table.referee
-        saved = f"game {game.game_id}" if game.game_id is not None else "the game"
-        print(f"{saved} saved in {store.path} ({len(game.moves)} plies, "
-              f"{game.game.status().fgn_result}); stopped: {why}", file=sys.stderr)
+        why = run(table, feed, screen=Screen(surface, ui), watchdog=Watchdog.from_env())
+        status = table.referee.game.status()
+        saved = f"game {table.game_id}" if table.game_id is not None else "the game"
+        print(f"{saved} saved in {store.path} ({len(table.referee.moves)} plies, "
+              f"{status.fgn_result}); stopped: {why}", file=sys.stderr)
         return 0
     finally:
-        grabber.stop()
-        if lights is not None:
+        feed.stop()
+        if table is not None:
+            table.close()
+        elif lights is not None:
             lights.close()
         store.close()
         try:
@@ -125,3 +138,8 @@ def run_table(args, config) -> int:
             pygame.quit()
         except ImportError:
             pass
+
+
+def _is_recording(spec: str) -> bool:
+    """A video file or a folder of images (played in order), not a live camera."""
+    return spec != "picamera2" and not spec.isdigit()

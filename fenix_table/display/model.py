@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, ClassVar, Dict, List, Optional, Tuple
 
 from fenix_table.board import cell_index, cell_name
 from fenix_table.referee import events as ev
@@ -133,9 +133,13 @@ def format_clock(seconds: float) -> str:
 class TableModel:
     """The referee's view of the game, as the display needs it.
 
-    Feed it every event with :meth:`apply` (it returns True when something visible changed).
-    ``now`` is injectable so clocks are testable.
+    Feed it every event with :meth:`apply` (it returns True when something visible changed);
+    at the table it is the display's sink (:meth:`handle`), called in the loop because the
+    drawing reads it. ``now`` is injectable so clocks are testable.
     """
+
+    name: ClassVar[str] = "display"
+    inline: ClassVar[bool] = True
 
     now: Callable[[], float] = time.monotonic
     fpn: Optional[str] = None
@@ -172,6 +176,10 @@ class TableModel:
             return False
         result = handler(event)
         return True if result is None else result
+
+    def handle(self, event: ev.Event) -> bool:
+        """The table's sink call: :meth:`apply`."""
+        return self.apply(event)
 
     def apply_all(self, events) -> bool:
         changed = False
@@ -269,6 +277,36 @@ class TableModel:
     # -- UI-local decisions (the referee has no verb for these) ------------------------
     def decline_draw(self) -> None:
         self.draw_offer = None
+
+    def act(self, action, table) -> bool:
+        """The requests the referee has no verb for: ``decline_draw``, ``clock`` (a
+        chess-clock press stops the presser's time at once, whatever the camera has judged
+        yet) and ``review_game`` (stored games from ``table.record``). Returns whether
+        the picture changed."""
+        if action.name == "decline_draw":
+            self.decline_draw()
+            return True
+        if action.name == "clock":
+            return self.press_clock(str(action.arg("side")))
+        if action.name == "review_game":
+            store = table.record.store if table.record is not None else None
+            return self.review(int(action.arg("step", 0)), store)
+        return False
+
+    def review(self, step: int, store) -> bool:
+        """Step to an older (-1) or newer (+1) stored game, or back to this one (0)."""
+        if step == 0:
+            self.reviewed = None
+            return True
+        ids = [g.id for g in store.list_games()] if store is not None else []
+        current = self.reviewed.id if self.reviewed is not None else self.game_id
+        others = [i for i in ids if (i < current if step < 0 else i > current)] \
+            if current is not None else ids
+        if not others:
+            return self.apply(ev.Notice(code="no_other_game", message="no other saved game"))
+        chosen = max(others) if step < 0 else min(others)
+        self.reviewed = None if chosen == self.game_id else ReviewedGame.from_store(store, chosen)
+        return True
 
     # -- what to draw -----------------------------------------------------------------
     @property

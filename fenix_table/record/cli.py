@@ -103,7 +103,7 @@ def _show(store, game_id: int, as_json: bool, out) -> None:
                     plies=[{"ply": m.ply, "move": m.token, "fpn": m.fpn_after, "time": m.time,
                             "frame": m.frame, "played_on": m.played_on,
                             "jpeg": store.frame(game_id, m.ply) is not None} for m in moves],
-                    events=[dict(data, ply=ply) for ply, data in events])
+                    events=[dict(event.to_json(), ply=ply) for ply, event in events])
         out.write(json.dumps(data) + "\n")
         return
     out.write(f"game {game.id}: {game.red} - {game.black}, {game.board}, rules {game.rules}, "
@@ -111,20 +111,15 @@ def _show(store, game_id: int, as_json: bool, out) -> None:
     out.write(f"started {game.started}" + (f", finished {game.finished}" if game.finished else "")
               + f"; result {game.result}" + (f" ({game.reason})" if game.reason else "") + "\n")
     out.write(f"start {game.start_fpn}\n")
+    from ..referee.events import describe
+
     by_ply = {}
-    for ply, data in events:
-        by_ply.setdefault(ply, []).append(data)
-    for data in by_ply.get(0, []):
-        out.write(f"       {_event_line(data)}\n")
+    for ply, event in events:
+        by_ply.setdefault(ply, []).append(event)
+    for event in by_ply.get(0, []):
+        out.write(f"       {describe(event)}\n")
     for m in moves:
         mark = "  (played on)" if m.played_on else ""
         out.write(f"{m.ply:>4}. {m.token:<12} {m.fpn_after}{mark}\n")
-        for data in by_ply.get(m.ply, []):
-            out.write(f"       {_event_line(data)}\n")
-
-
-def _event_line(data) -> str:
-    if data.get("event") == "comment":
-        return "{" + str(data.get("text", "")) + "}"
-    from fenix_table.referee.events import describe
-    return describe(data)
+        for event in by_ply.get(m.ply, []):
+            out.write(f"       {describe(event)}\n")

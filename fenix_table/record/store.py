@@ -228,12 +228,13 @@ class GameStore:
         return int(cursor.lastrowid)
 
     def insert_game(self, start_fpn: str, rules: str, tags: Dict[str, str], mode: str,
-                    moves: List[Tuple[str, str, bool]], comments: List[Tuple[int, str]],
+                    moves: List[Tuple[str, str, bool]], events: List[Tuple[int, Any]],
                     result: str = "*", reason: Optional[str] = None,
                     started: Optional[str] = None) -> int:
         """Store a whole game in one transaction (used by FGN import); returns its id.
 
-        ``moves`` are ``(token, fpn_after, played_on)``; ``comments`` ``(ply, text)``.
+        ``moves`` are ``(token, fpn_after, played_on)``; ``events`` ``(ply, Event)`` kept
+        after that many plies (an imported record's comments).
         """
         if result not in _RESULTS:
             raise RecordError(f"result {result!r} is not one of {', '.join(_RESULTS)}")
@@ -252,9 +253,8 @@ class GameStore:
                  for i, (token, fpn, played_on) in enumerate(moves)])
             db.executemany(
                 "INSERT INTO events (game_id, ply, time, kind, data) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, ply, now, "comment",
-                  json.dumps({"event": "comment", "text": text}, ensure_ascii=False))
-                 for ply, text in comments])
+                [(game_id, ply, now, event.kind, json.dumps(event.to_json(), ensure_ascii=False))
+                 for ply, event in events])
         return int(game_id)
 
     def add_move(self, game_id: int, ply: int, token: str, fpn_after: str, *,
@@ -270,13 +270,13 @@ class GameStore:
             (game_id, ply, token, fpn_after, _now(), frame, int(played_on), jpeg))])
 
     def add_event(self, game_id: int, event: Any) -> None:
-        """Keep an event (an ``Event`` or its JSON dict) with the game, at the current ply."""
-        data = event.to_json() if hasattr(event, "to_json") else dict(event)
+        """Keep a referee :class:`~fenix_table.referee.events.Event` with the game, at the
+        current ply."""
         ply = self.move_count(game_id)
         self._transaction([(
             "INSERT INTO events (game_id, ply, time, kind, data) VALUES (?, ?, ?, ?, ?)",
-            (game_id, ply, _now(), str(data.get("event", "event")),
-             json.dumps(data, ensure_ascii=False)))])
+            (game_id, ply, _now(), event.kind,
+             json.dumps(event.to_json(), ensure_ascii=False)))])
 
     def finish(self, game_id: int, result: str, reason: Optional[str] = None) -> None:
         """Mark a game over with its FGN result ("1-0", "0-1", "1/2-1/2")."""
@@ -366,16 +366,19 @@ class GameStore:
                     "SELECT ply, token, fpn_after, time, frame, played_on FROM moves "
                     "WHERE game_id = ? ORDER BY ply", (game_id,))]
 
-    def events(self, game_id: int) -> List[Tuple[int, Dict[str, Any]]]:
-        """``(ply, event JSON)`` in the order they happened."""
+    def events(self, game_id: int) -> List[Tuple[int, Any]]:
+        """``(ply, Event)`` in the order they happened (the referee's event classes)."""
+        from ..referee.events import from_json
+
         self._require(game_id)
         result = []
         for ply, data in self._run(
                 "SELECT ply, data FROM events WHERE game_id = ? ORDER BY id", (game_id,)):
             try:
-                result.append((ply, json.loads(data)))
-            except ValueError:
-                raise RecordError(f"game {game_id}: an event is not valid JSON") from None
+                result.append((ply, from_json(json.loads(data))))
+            except (ValueError, AttributeError):
+                raise RecordError(f"game {game_id}: a stored event is not one the referee "
+                                  f"writes") from None
         return result
 
     def frame(self, game_id: int, ply: int) -> Optional[bytes]:

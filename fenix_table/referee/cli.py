@@ -5,7 +5,6 @@ the pipeline load inside the handler.
 """
 from __future__ import annotations
 
-import json
 import sys
 
 
@@ -39,14 +38,11 @@ def register(subparsers) -> None:
 
 
 def run_track(args) -> int:
-    import dataclasses
-
     from ..errors import BoardNotFoundError, ConfigError, RecordError
-    from ..record.store import GameStore
+    from ..record import GameRecorder, GameStore
     from ..rules import Position, Rules
-    from ..vision import Calibration, Vision, open_source
-    from .events import describe
-    from .referee import Referee
+    from ..table import EventPrinter, GameSetup, RecordedFeed, Table, run
+    from ..vision import Calibration, open_source
 
     rules = Rules.from_strings(args.rules, args.option)
     start = Position.from_fpn(args.start) if args.start else None
@@ -66,53 +62,22 @@ def run_track(args) -> int:
         if board not in ("auto", resumed.board):
             raise RecordError(f"game {args.resume} is on {resumed.board}, not {board}")
         board = resumed.board
-    vision = Vision(board=board, calibration=calibration, stable_frames=args.stable_frames)
-    referee = None
-    out = sys.stdout
-
-    def emit(events, index) -> None:
-        for event in events:
-            if event.frame is None:
-                event = dataclasses.replace(event, frame=index)
-            if args.json:
-                out.write(json.dumps(event.to_json()) + "\n")
-            elif event.kind != "board_view":
-                out.write(f"{index:>6}  {describe(event)}\n")
-        out.flush()
-
-    with open_source(args.source) as source:
-        for index, frame in enumerate(source):
-            result = vision.process(frame, index)
-            if referee is None:
-                if board == "auto" and result.calibration is None:
-                    continue
-                size = board if board != "auto" else result.calibration.board
-                if args.resume is not None:
-                    referee = Referee(store=store, game_id=args.resume, rules=rules)
-                else:
-                    referee = Referee(start=start, rules=rules, board=size, mode=args.mode,
-                                      store=store, tags={"Event": "fenix-table track",
-                                                         "Site": str(args.source)})
-                emit(referee.begin(), index)
-            observation = result.stable
-            if observation is None:
-                if result.status not in ("hand", "board_not_found"):
-                    continue
-                observation = result.observation   # only the camera state is taken from it
-            jpeg = None
-            if args.keep_frames and result.stable is not None:
-                import cv2
-                ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
-                jpeg = data.tobytes() if ok else None
-            events = referee.observe(observation, jpeg=jpeg)
-            emit(events, index)
-            seen = referee.seen_position(events) if result.stable is not None else None
-            if seen is not None:
-                vision.learn(seen)
-    if referee is None:
+    setup = GameSetup(size=board if board != "auto" else "9x9", preset=rules.name,
+                      options=tuple(rules.overrides().items()), mode=args.mode,
+                      start_fpn=args.start,
+                      tags=(("Event", "fenix-table track"), ("Site", str(args.source))))
+    record = GameRecorder(store, save_frames=args.keep_frames)
+    table = Table(setup, record=record, sinks=[EventPrinter(sys.stdout, as_json=args.json)],
+                  stable_frames=args.stable_frames, calibration=calibration,
+                  vision_board=board, resume=args.resume)
+    try:
+        run(table, RecordedFeed(open_source(args.source)))
+    finally:
+        table.close()
+    if table.referee is None:
         raise BoardNotFoundError(f"no board found in {args.source}")
     if args.output:
-        text = store.export_fgn(referee.game_id)
+        text = store.export_fgn(table.game_id)
         try:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(text)

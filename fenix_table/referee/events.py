@@ -3,13 +3,15 @@
 Events are plain frozen dataclasses holding only strings, numbers and tuples (cells as
 ``"c3"``, moves as tokens ``"c3xc5"``, positions as FPN), so every consumer can use them
 without touching the referee's or the engine's internals. ``to_json()`` gives the
-``fenix-table track --json`` form: ``{"event": <kind>, "frame": <index>, ...fields}``.
+``fenix-table track --json`` form: ``{"event": <kind>, "frame": <index>, ...fields}``, and
+:func:`from_json` reads it back (the game archive keeps events in that form), so every
+consumer works with these classes, never with key strings.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Optional, Tuple, Union
+from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple, Type
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,9 @@ class MoveCommitted(Event):
     fpn_before: str
     fpn_after: str
     captured: Tuple[str, ...] = ()
+    #: Casual mode: the players kept an illegal change; ``move`` is the attempted move
+    #: and ``fpn_after`` the position play goes on from.
+    played_on: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,11 +171,50 @@ class GameOver(Event):
     text: str
 
 
-def describe(event: Union[Event, Mapping[str, Any]]) -> str:
-    """One line of plain English for an event, or for its ``to_json()`` form as the game
-    archive stores it (``fenix-table track`` and ``fenix-table games show`` print these).
-    Fields missing from a stored event read as blank rather than failing."""
-    data = event.to_json() if isinstance(event, Event) else event
+@dataclass(frozen=True)
+class Comment(Event):
+    """A remark kept with the game record (an imported FGN comment)."""
+
+    kind: ClassVar[str] = "comment"
+    text: str
+
+
+def _kinds() -> Dict[str, Type[Event]]:
+    found: Dict[str, Type[Event]] = {}
+    todo = list(Event.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        found[cls.kind] = cls
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def from_json(data: Mapping[str, Any]) -> Event:
+    """The event of a ``to_json()`` dict. Fields it does not know are ignored and missing
+    ones take their defaults (archives written by older versions); ValueError when the
+    kind is unknown or a required field is missing."""
+    cls = _kinds().get(str(data.get("event")))
+    if cls is None:
+        raise ValueError(f"unknown event kind {data.get('event')!r}")
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            value = data[f.name]
+            values[f.name] = _tuples(value) if isinstance(value, list) else value
+    try:
+        return cls(**values)
+    except TypeError as error:
+        raise ValueError(f"{cls.kind} event: {error}") from None
+
+
+def _tuples(value: list) -> tuple:
+    return tuple(_tuples(v) if isinstance(v, list) else v for v in value)
+
+
+def describe(event: Event) -> str:
+    """One line of plain English for an event (``fenix-table track`` and
+    ``fenix-table games show`` print these). Blank fields read as blank."""
+    data = event.to_json()
 
     def get(name: str) -> Any:
         value = data.get(name)
@@ -212,4 +256,6 @@ def describe(event: Union[Event, Mapping[str, Any]]) -> str:
         return f"took back {get('move')}"
     if kind == "draw_offered":
         return f"{get('side')} offers a draw"
+    if kind == "comment":
+        return "{" + str(get("text")) + "}"
     return kind.replace("_", " ")

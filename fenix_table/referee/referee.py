@@ -16,16 +16,19 @@ compares the whole board with everything legal play can produce (:mod:`.tracker`
   with every cell the report named readable, fits the position again or the legal
   result of a move.
 
-Every committed move is written to the :class:`~fenix_table.record.store.GameStore`
-before the event announcing it is returned.
+The referee judges and announces; it keeps nothing on disk. The table hands its events
+to the game record first (:class:`~fenix_table.record.GameRecorder`), so a committed move
+is on disk before any other output hears of it, and a stored game comes back through
+:func:`fenix_table.record.resume` as the ``history`` of a new referee.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..errors import FenixError, IllegalMoveError, RecordError
+from ..errors import FenixError, IllegalMoveError
 from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
                      position_after_turn)
+from ..rules.replay import Replay
 from . import events as ev
 from .tracker import (BoardReading, Candidate, Candidates, Decision, decide, evidence_gaps,
                       every_ply_shows, read_board, search)
@@ -49,8 +52,9 @@ class Referee:
     ``start``: the position to begin from (default: the start position of ``board``);
     ``rules``: a :class:`~fenix_table.rules.Rules` (default ``official``);
     ``mode``: ``"referee"`` (violations block until fixed) or ``"casual"`` (players may
-    :meth:`play_on` from what is on the board); ``store``: a GameStore to record into
-    (None: nothing is recorded); ``game_id``: resume that stored, unfinished game.
+    :meth:`play_on` from what is on the board); ``game_id``: the record's number for the
+    game, announced in ``GameStarted``; ``history``: a replayed game to go on with (its
+    start and rules replace ``start`` and ``rules``; ``begin`` announces its plies again).
 
     ``min_confidence``: cell readings below it count as unknown; ``patience``: how many
     observations in a row must show the same unexplained board before a violation or
@@ -63,15 +67,12 @@ class Referee:
     """
 
     def __init__(self, start: Optional[Position] = None, rules: Optional[Rules] = None,
-                 board: str = "9x9", mode: str = "referee", store=None,
-                 game_id: Optional[int] = None, tags: Optional[Dict[str, str]] = None,
-                 min_confidence: float = 0.5, patience: int = 2, max_plies: int = 3) -> None:
+                 board: str = "9x9", mode: str = "referee", game_id: Optional[int] = None,
+                 history: Optional[Replay] = None, min_confidence: float = 0.5, patience: int = 2, max_plies: int = 3) -> None:
         if mode not in ("referee", "casual"):
             raise IllegalMoveError(f"mode {mode!r} is not referee or casual")
         self.rules = rules if rules is not None else Rules.preset("official")
         self.mode = mode
-        self.store = store
-        self.tags = dict(tags or {})
         self.min_confidence = min_confidence
         self.patience = max(1, patience)
         self.max_plies = max(1, max_plies)
@@ -79,15 +80,23 @@ class Referee:
         # (token, fpn_before, game before) per committed ply; the game is kept only for a
         # played-on ply, which restarts the engine's game from the accepted position.
         self._plies: List[Tuple[str, str, Optional[Game]]] = []
-        self._start_events: List[ev.Event] = []
-        if game_id is not None:
-            if store is None:
-                raise RecordError("resuming a game needs the game archive")
-            self.game = self._load(game_id)
+        if history is not None:
+            self.rules = history.rules
+            self.game = history.game
+            start = history.start
+            self._plies = [(p.token, p.fpn_before, history.before_played_on.get(p.ply))
+                           for p in history.plies]
         else:
             if start is None:
                 start = Position.start(board)
             self.game = Game(start, self.rules)
+        self._start_events: List[ev.Event] = [ev.GameStarted(
+            fpn=start.fpn(), rules=self.rules.describe(), game_id=game_id)]
+        if history is not None:
+            self._start_events += [ev.MoveCommitted(
+                move=p.token, side=p.side, ply=p.ply, fpn_before=p.fpn_before,
+                fpn_after=p.fpn_after, captured=p.captured, played_on=p.played_on,
+                frame=p.frame) for p in history.plies]
         self.pending: Optional[ev.Event] = None
         self._state = "new"           # new, checking, play, violation, out_of_sync, over
         self._masked: Dict[str, str] = {}   # cell -> colour players confirmed as a misread
@@ -104,7 +113,6 @@ class Referee:
         # on over them, and a later board decides. [] = too many to follow.
         self._open: Optional[List[Candidate]] = None
         self._draw_offer: Optional[str] = None
-        self._jpeg: Optional[bytes] = None
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -132,65 +140,21 @@ class Referee:
         return self.position.stacks()
 
     # -- starting ---------------------------------------------------------------------
-    def _load(self, game_id: int) -> Game:
-        """Rebuild a stored game; RecordError when it is finished or does not replay."""
-        info = self.store.game(game_id)
-        if info.result != "*":
-            raise RecordError(f"game {game_id} is finished ({info.result}); nothing to resume")
-        try:
-            self.rules = Rules.from_description(info.rules)
-            game = Game(Position.from_fpn(info.start_fpn), self.rules)
-        except FenixError as error:
-            raise RecordError(f"game {game_id}: {error}") from None
-        self.mode = info.mode if info.mode in ("referee", "casual") else self.mode
-        self.tags = dict(info.tags)
-        self._start_events.append(ev.GameStarted(fpn=info.start_fpn, rules=info.rules,
-                                                 game_id=game_id))
-        for stored in self.store.moves(game_id):
-            before = game.position
-            try:
-                if stored.played_on:
-                    previous = game
-                    game = Game(Position.from_fpn(stored.fpn_after), self.rules)
-                    self._plies.append((stored.token, before.fpn(), previous))
-                else:
-                    move = game.push(stored.token)
-                    if game.position.fpn() != stored.fpn_after:
-                        raise RecordError(f"stored position {stored.fpn_after!r} differs "
-                                          f"from the replay {game.position.fpn()!r}")
-                    self._plies.append((move.token, before.fpn(), None))
-            except FenixError as error:
-                raise RecordError(f"game {game_id}, ply {stored.ply} ({stored.token}): "
-                                  f"{error}") from None
-            self._start_events.append(ev.MoveCommitted(
-                move=stored.token, side=before.side, ply=stored.ply, fpn_before=before.fpn(),
-                fpn_after=stored.fpn_after, frame=stored.frame))
-        return game
-
     def begin(self) -> List[ev.Event]:
         """Start (or resume) the game: ``GameStarted`` (and the recorded moves when
         resuming), then the first turn's events. The board is then checked against the
         position before any move is taken from it."""
         if self._state != "new":
             raise IllegalMoveError("the game has already begun")
-        events: List[ev.Event] = []
-        if self._start_events:
-            events.extend(self._start_events)
-        else:
-            if self.store is not None:
-                self.game_id = self.store.new_game(self.game.start.fpn(), self.rules, self.tags,
-                                                   self.mode)
-            events.append(ev.GameStarted(fpn=self.game.start.fpn(), rules=self.rules.describe(),
-                                         game_id=self.game_id))
+        events: List[ev.Event] = list(self._start_events)
         self._state = "checking"
         events.extend(self._turn_events(None))
         return events
 
     # -- observing --------------------------------------------------------------------
-    def observe(self, observation, jpeg: Optional[bytes] = None) -> List[ev.Event]:
+    def observe(self, observation) -> List[ev.Event]:
         """Take one (stable) observation; returns the events it causes.
 
-        ``jpeg``: the camera frame, kept with a move committed from this observation.
         Observations with a hand over the board or without the board only update the
         camera state (``BoardView``); nothing is read from them.
         """
@@ -215,7 +179,6 @@ class Referee:
         self._expire_masks(observation)
         reading = read_board(observation, self.position.cells, self.min_confidence, self._masked)
         self._last_reading = reading
-        self._jpeg = jpeg
         events += self._interpret(reading, observation, frame)
         return events
 
@@ -443,7 +406,7 @@ class Referee:
         landed = moves.pop() if cand.pending else None
         was = self._state
         if moves:
-            events += self._commit(moves, frame, self._jpeg)
+            events += self._commit(moves, frame)
         if self._state == "over":
             return events
         if landed is not None:
@@ -519,7 +482,6 @@ class Referee:
             self._said["violation"] = key
             self._state = "violation"
             self.pending = violation
-            self._record(violation)
             return [violation]
         if not differing:
             return []   # only height doubts or unknown cells: keep waiting
@@ -531,7 +493,6 @@ class Referee:
         if self._state != "checking":
             self._state = "out_of_sync"
         self.pending = sync
-        self._record(sync)
         return [sync]
 
     def _seen_placement(self, reading: BoardReading) -> Dict[str, Tuple[str, Optional[int]]]:
@@ -579,8 +540,6 @@ class Referee:
             events.append(ev.InSync(fpn=self.position.fpn(), frame=frame))
         else:
             return events
-        for event in events:
-            self._record(event)
         self._state = "play"
         self.pending = None
         self._suspect = {}
@@ -596,9 +555,8 @@ class Referee:
                                               moves=tuple(sorted(m.token for m in moves)))
 
     # -- committing -------------------------------------------------------------------
-    def _commit(self, moves, frame, jpeg: Optional[bytes] = None,
-                resolution: str = "corrected") -> List[ev.Event]:
-        """Push plies into the game, record each durably, then announce them."""
+    def _commit(self, moves, frame, resolution: str = "corrected") -> List[ev.Event]:
+        """Push plies into the game and announce them."""
         events: List[ev.Event] = []
         if self._state in ("violation", "out_of_sync", "checking"):
             events += self._resolved(resolution, frame)
@@ -609,9 +567,6 @@ class Referee:
             move = self.game.push(move)
             after = self.position
             ply = len(self._plies) + 1
-            if self.store is not None:
-                self.store.add_move(self.game_id, ply, move.token, after.fpn(), frame=frame,
-                                    jpeg=jpeg if index == len(moves) - 1 else None)
             self._plies.append((move.token, before.fpn(), None))
             events.append(ev.MoveCommitted(move=move.token, side=before.side, ply=ply,
                                            fpn_before=before.fpn(), fpn_after=after.fpn(),
@@ -659,14 +614,7 @@ class Referee:
         self.pending = None
         over = ev.GameOver(result=status.fgn_result, winner=status.winner, reason=status.reason,
                            text=status.text, frame=frame)
-        if self.store is not None:
-            self.store.finish(self.game_id, status.fgn_result, status.reason)
-        self._record(over)
         return [over]
-
-    def _record(self, event: ev.Event) -> None:
-        if self.store is not None and self.game_id is not None:
-            self.store.add_event(self.game_id, event)
 
     def _say(self, key: str, event: ev.Event) -> List[ev.Event]:
         if self._said.get(key) == event.to_json():
@@ -721,17 +669,13 @@ class Referee:
         seen = self._seen_placement(self._last_reading)
         token = _attempted(before, seen) or "?"
         ply = len(self._plies) + 1
-        if self.store is not None:
-            self.store.add_move(self.game_id, ply, token, after.fpn(), played_on=True,
-                                jpeg=self._jpeg)
         self._plies.append((token, before.fpn(), self.game))
         events: List[ev.Event] = [ev.ViolationCleared(resolution="played_on")] \
             if self._state == "violation" else [ev.InSync(fpn=after.fpn())]
-        for event in events:
-            self._record(event)
         self.game = Game(after, self.rules)
         events.append(ev.MoveCommitted(move=token, side=before.side, ply=ply,
-                                       fpn_before=before.fpn(), fpn_after=after.fpn()))
+                                       fpn_before=before.fpn(), fpn_after=after.fpn(),
+                                       played_on=True))
         self._after_move()
         self._unfit_key, self._unfit_count = None, 0
         return events + self._turn_events(None)
@@ -749,8 +693,6 @@ class Referee:
             self.game = previous
         else:
             self.game.pop()
-        if self.store is not None:
-            self.store.undo_last(self.game_id)
         self._after_move()
         self._undone = token
         self._state = "checking"
@@ -765,9 +707,7 @@ class Referee:
         if side not in ("red", "black"):
             raise IllegalMoveError(f"side {side!r} is not red or black")
         self._draw_offer = side
-        offer = ev.DrawOffered(side=side)
-        self._record(offer)
-        return [offer]
+        return [ev.DrawOffered(side=side)]
 
     def accept_draw(self) -> List[ev.Event]:
         """The other side accepts the standing offer: the game ends drawn."""

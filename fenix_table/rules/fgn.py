@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import FenixError, NotationError
 from .game import RESULTS, Game
 from .options import Rules
 from .position import START_FPN, Position
+from .replay import ReplayError, Step, replay
 
 #: Tags written first, in this order; any other tags follow in their own order.
 STANDARD_TAGS = ("Event", "Site", "Date", "Red", "Black", "Board", "Rules", "Result", "Start")
@@ -21,6 +22,10 @@ FGN_RESULTS = frozenset(RESULTS.values())
 
 _TAG = re.compile(r'^\[([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _NUMBER = re.compile(r"^\d+\.(\.\.)?$")
+#: Casual players kept an illegal change and played on from the position it left:
+#: ``{played on: <attempted move>; position <FPN>}`` after the ply before it.
+PLAYED_ON = "played on:"
+
 _TOKEN = re.compile(r"^[a-z][0-9]+(?:(?:-[a-z][0-9]+)|(?:x[a-z][0-9]+)+)$")
 
 
@@ -59,16 +64,34 @@ class GameRecord:
             return Position.from_fpn(self.start)
         return Position.start(self.board)
 
+    def timeline(self) -> Tuple[List[Step], List[Tuple[int, str]]]:
+        """The record as replay steps (moves, and played-on plies from their comments, in
+        order) and its other comments as ``(steps before it, text)``."""
+        steps: List[Step] = []
+        others: List[Tuple[int, str]] = []
+
+        def take(after: int) -> None:
+            for text in self.comments.get(after, []):
+                played = played_on_of(text)
+                if played is None:
+                    others.append((len(steps), text))
+                else:
+                    steps.append(Step(played[0], played[1], played_on=True))
+
+        take(-1)
+        for index, token in enumerate(self.moves):
+            steps.append(Step(token))
+            take(index)
+        return steps, others
+
     def replay(self, rules: Optional[Rules] = None) -> Game:
-        """The game with every move played; the error names the move that fails."""
-        game = Game(self.start_position(), rules or self.rules())
-        for ply, token in enumerate(self.moves):
-            try:
-                game.push(token)
-            except FenixError as error:
-                number = ply // 2 + 1
-                raise NotationError(f"FGN move {number} ({token}): {error}") from None
-        return game
+        """The game with every move played (from the last played-on position, if any);
+        the error names the move that fails."""
+        steps, _ = self.timeline()
+        try:
+            return replay(self.start_position(), rules or self.rules(), steps).game
+        except ReplayError as error:
+            raise NotationError(f"{step_name(steps, error.ply)}: {error}") from None
 
     @classmethod
     def from_game(cls, game: Game, tags: Optional[Dict[str, str]] = None,
@@ -81,6 +104,30 @@ class GameRecord:
         if game.start.fpn() != START_FPN[game.start.size]:
             merged["Start"] = game.start.fpn()
         return cls(merged, [m.token for m in game.moves], dict(comments or {}))
+
+
+def played_on_comment(token: str, fpn: str) -> str:
+    """The comment that records a played-on ply (see :data:`PLAYED_ON`)."""
+    return f"{PLAYED_ON} {token}; position {fpn}"
+
+
+def played_on_of(comment: str) -> Optional[Tuple[str, str]]:
+    """``(attempted move, FPN)`` of a played-on comment, or None for any other comment."""
+    text = comment.strip()
+    if not text.startswith(PLAYED_ON) or "; position " not in text:
+        return None
+    attempted, fpn = text[len(PLAYED_ON):].split("; position ", 1)
+    return attempted.strip() or "?", fpn.strip()
+
+
+def step_name(steps: List[Step], ply: int) -> str:
+    """Where step ``ply`` (1-based) of :meth:`GameRecord.timeline` stands in the FGN text:
+    ``"FGN move 3. c2-c3"`` or, for a played-on ply, ``"FGN comment after move 4"``."""
+    index = sum(1 for s in steps[:ply - 1] if not s.played_on)
+    step = steps[ply - 1]
+    if step.played_on:
+        return f"FGN comment after move {index}"
+    return f"FGN move {index // 2 + 1}{'.' if index % 2 == 0 else '...'} {step.token}"
 
 
 def _escape(value: str) -> str:

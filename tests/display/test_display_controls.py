@@ -3,7 +3,9 @@ the referee; review steps through this game and stored ones."""
 import pygame
 import pytest
 
-from fenix_table.display.app import GameSetup, Table
+from fenix_table.display.model import TableModel
+from fenix_table.record import GameRecorder
+from fenix_table.table import GameSetup, Table
 from fenix_table.display.controls import (Action, UiState, calibration_view, choice_rects,
                                           dialog_rects, handle, narrowed)
 from fenix_table.display.layout import BoardGeometry, make_layout
@@ -93,14 +95,14 @@ def test_four_corner_clicks_give_image_points():
 
 def test_review_steps_through_this_game_and_stored_games(tmp_path):
     store = GameStore(str(tmp_path / "games.sqlite3"))
-    table = Table(GameSetup(size="7x8"), store=store)
+    table = Table(GameSetup(size="7x8"), record=GameRecorder(store), model=TableModel())
     position = Position.start("7x8")
     table.referee.observe(observe_placement(position.stacks(), "7x8", 1))
     for frame, token in enumerate(("a1-b1", "g8-f8"), start=2):
         position = apply(position, token)
         table._emit(table.referee.observe(observe_placement(position.stacks(), "7x8", frame)))
     assert table.model.moves == ["a1-b1", "g8-f8"]
-    first_id = table.referee.game_id
+    first_id = table.game_id
     table.act(Action("new_game", (("size", "9x9"),)))
     layout = make_layout(800, 480)
     ui = UiState()

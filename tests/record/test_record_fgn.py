@@ -3,6 +3,7 @@ import pytest
 
 from fenix_table.errors import RecordError
 from fenix_table.record.store import GameStore
+from tests.recorded import Recorded
 from fenix_table.referee import Referee
 from fenix_tools.synthetic import observe_placement, position_of
 from fenix_table.rules import Position, apply, parse_fgn
@@ -17,7 +18,7 @@ def see(ref, placement, frame):
 def test_export_has_moves_tags_violation_and_result(tmp_path):
     store = GameStore(tmp_path / "g.sqlite3")
     start = position_of("7x8", BASIC)
-    ref = Referee(start=start, store=store, tags={"Red": "Alice", "Black": "Bob"})
+    ref = Recorded(store, start=start, tags={"Red": "Alice", "Black": "Bob"})
     ref.begin()
     see(ref, start.stacks(), 0)
     pos = apply(start, "c2-c3")
@@ -64,7 +65,7 @@ def test_import_round_trip_keeps_moves_comments_and_result(tmp_path):
 def test_imported_game_can_be_resumed(tmp_path):
     store = GameStore(tmp_path / "g.sqlite3")
     gid = store.import_fgn('[Board "7x8"]\n\n1. a1-b1 g8-f8 *\n')
-    ref = Referee(store=store, game_id=gid)
+    ref = Recorded(store, game_id=gid)
     events = ref.begin()
     assert [e.kind for e in events][:3] == ["game_started", "move_committed", "move_committed"]
     assert ref.position.setup == (1, 1)
@@ -99,7 +100,7 @@ def test_export_of_a_tampered_archive_names_the_ply(tmp_path):
 def test_casual_play_on_is_exported_as_a_position_comment_and_imported_back(tmp_path):
     store = GameStore(tmp_path / "g.sqlite3")
     start = position_of("7x8", BASIC)
-    ref = Referee(start=start, store=store, mode="casual")
+    ref = Recorded(store, start=start, mode="casual")
     ref.begin()
     see(ref, start.stacks(), 0)
     wrong = start.stacks()

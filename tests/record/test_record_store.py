@@ -5,6 +5,7 @@ import pytest
 
 from fenix_table.errors import RecordError
 from fenix_table.record.store import GameStore
+from fenix_table.referee.events import Notice, Violation
 
 START_78 = "7x8 1ssssss/2sssss/S2ssss/SS2sss/SSS2ss/SSSS2s/SSSSS2/SSSSSS1 r 00 - 0"
 
@@ -43,12 +44,13 @@ def test_undo_removes_the_move_and_later_events(tmp_path):
     store = GameStore(tmp_path / "g.sqlite3")
     gid = store.new_game(START_78)
     store.add_move(gid, 1, "a1-b1", "one")
-    store.add_event(gid, {"event": "violation", "attempted": "g8-g6", "explanation": "no"})
+    store.add_event(gid, Violation(explanation="no", code="x", attempted="g8-g6",
+                                   restore_to="fpn one"))
     store.add_move(gid, 2, "g8-f8", "two")
-    store.add_event(gid, {"event": "notice", "code": "x"})
+    store.add_event(gid, Notice(code="x", message="y"))
     assert store.undo_last(gid) == "g8-f8"
     assert [m.token for m in store.moves(gid)] == ["a1-b1"]
-    assert [data["event"] for _, data in store.events(gid)] == ["violation"]
+    assert [event.kind for _, event in store.events(gid)] == ["violation"]
     assert store.undo_last(gid) == "a1-b1"
     assert store.undo_last(gid) is None
 

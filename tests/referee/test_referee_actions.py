@@ -1,4 +1,4 @@
-"""Undo, draw, resignation, game end, and recording every move before it is announced."""
+"""Undo, draw, resignation, game end, and what the game record keeps of them."""
 import pytest
 
 from fenix_table.errors import IllegalMoveError, RecordError
@@ -6,12 +6,13 @@ from fenix_table.record.store import GameStore
 from fenix_table.referee import Referee
 from fenix_tools.synthetic import observe_placement, position_of
 from fenix_table.rules import Position, Rules, apply
+from tests.recorded import Recorded
 
 BASIC = {"a1": "K", "f1": "G", "c2": "S", "a3": "S", "g8": "k", "g5": "g", "e6": "s", "b7": "s"}
 
 
-def started(position, **kw):
-    ref = Referee(start=position, **kw)
+def started(position, store=None, **kw):
+    ref = Referee(start=position, **kw) if store is None else Recorded(store, start=position, **kw)
     ref.begin()
     ref.observe(observe_placement(position.stacks(), position.size, 0))
     return ref
@@ -108,12 +109,27 @@ def test_every_move_is_on_disk_before_its_event_is_returned(tmp_path):
                     == (event.ply, event.move, event.fpn_after, frame)
 
 
-def test_jpeg_frame_is_kept_with_the_move(tmp_path):
+def test_the_still_frame_is_kept_with_the_move_when_frames_are_saved(tmp_path):
+    import cv2
+    import numpy as np
+
+    from fenix_table.record import GameRecorder
+
     store = GameStore(tmp_path / "g.sqlite3")
     start = position_of("7x8", BASIC)
-    ref = started(start, store=store)
-    ref.observe(observe_placement(apply(start, "c2-c3").stacks(), "7x8", 1), jpeg=b"\xff\xd8x")
-    assert store.frame(ref.game_id, 1) == b"\xff\xd8x"
+    for save, expected in ((True, True), (False, False)):
+        recorder = GameRecorder(store, save_frames=save)
+        ref = Referee(start=start, game_id=recorder.new_game(start, Rules.preset("official"),
+                                                             "referee"))
+        recorder.handle(ref.begin())
+        see(ref, start, 0)
+        still = np.full((48, 64, 3), (10, 200, 30), np.uint8)
+        recorder.handle(see(ref, apply(start, "c2-c3"), 1), still=still)
+        jpeg = store.frame(recorder.game_id, 1)
+        assert (jpeg is not None) == expected
+        if expected:
+            image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+            assert image.shape == still.shape and abs(int(image[5, 5, 1]) - 200) < 8
 
 
 def test_an_interrupted_game_resumes_and_checks_the_board(tmp_path):
@@ -129,7 +145,7 @@ def test_an_interrupted_game_resumes_and_checks_the_board(tmp_path):
 
     store = GameStore(path)
     assert [g.id for g in store.unfinished()] == [gid]
-    resumed = Referee(store=store, game_id=gid)
+    resumed = Recorded(store, game_id=gid)
     events = resumed.begin()
     assert kinds(events) == ["game_started", "move_committed", "move_committed",
                              "move_committed", "turn_started"]
@@ -149,4 +165,4 @@ def test_resuming_a_finished_game_is_refused(tmp_path):
     ref = started(position_of("7x8", BASIC), store=store)
     ref.resign("red")
     with pytest.raises(RecordError, match="finished"):
-        Referee(store=store, game_id=ref.game_id)
+        Recorded(store, game_id=ref.game_id)

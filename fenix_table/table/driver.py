@@ -1,0 +1,340 @@
+"""One table driver for ``run``, ``demo`` and ``track``: frames in, events out.
+
+* :class:`Table` is one game at the table. It feeds frames to
+  :class:`~fenix_table.vision.Vision`, stable observations to the
+  :class:`~fenix_table.referee.Referee`, and the referee's events to its
+  :class:`~fenix_table.table.sinks.Outputs`: the game record first, then every sink (the
+  display model, the lights, the event printer, ...). Requests from people (touches,
+  keys, GPIO buttons, a scripted player) are :class:`Action` values; they reach the game
+  only through the referee's own methods.
+* :func:`run` drives a table from a feed (:mod:`.feeds`) until the players quit, the feed
+  ends, SIGTERM / Ctrl-C arrives or ``stop()`` says so. Requests wait in
+  ``table.requests`` and are carried out in the loop, in order, whoever sent them. A
+  ``screen`` (the display), when given, turns input into requests and draws only when
+  something changed. Every committed move is on disk before anything else hears of it,
+  so ending at any moment loses nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import signal
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..errors import CameraError, FenixError
+from ..referee import events as ev
+from .sinks import Outputs
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One request to the table: ``name`` plus small, hashable arguments, e.g.
+    ``Action("confirm", (("tokens", ("a1-b1",)),))``.
+
+    Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
+    ``decline_draw``, ``resign`` (side), ``confirm`` (tokens: the plies that happened, or
+    none to confirm the board), ``play_on``, ``move_done`` (the move button: judge the
+    board now), ``clock`` (side: that side pressed its clock button), ``review_game``
+    (step: -1 an older stored game, +1 a newer one, 0 back to this game),
+    ``calibrate_auto``, ``calibrate_corners`` (corners: four image points, a1's corner
+    first, along rank 1), ``quit``.
+    """
+
+    name: str
+    args: Tuple[Tuple[str, object], ...] = ()
+
+    def arg(self, key: str, default=None):
+        return dict(self.args).get(key, default)
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What a new game needs: board side, rules preset (with option overrides), mode,
+    and the record's tags (players, event, site)."""
+
+    size: str = "9x9"
+    preset: str = "official"
+    mode: str = "referee"
+    options: Tuple[Tuple[str, object], ...] = ()
+    tags: Tuple[Tuple[str, str], ...] = ()
+    start_fpn: Optional[str] = None
+
+
+class Table:
+    """One game at the table; see the module docstring.
+
+    ``record``: a :class:`~fenix_table.record.GameRecorder` (None: nothing recorded);
+    ``sinks``: the other outputs (each with ``name`` and ``handle(event)``);
+    ``model``: the display model when there is a display (the table keeps its clocks,
+    draw offers and game review); ``stable_frames``: passed to Vision;
+    ``calibration``: a saved :class:`~fenix_table.vision.Calibration` to start from;
+    ``vision_board``: the face vision looks for ("auto": found from the frames, the game
+    then starts on it); ``resume``: the stored, unfinished game to go on with.
+    """
+
+    def __init__(self, setup: GameSetup = GameSetup(), *, record=None, sinks: Sequence = (),
+                 model=None, stable_frames: int = 3, calibration=None,
+                 vision_board: Optional[str] = None, resume: Optional[int] = None) -> None:
+        self.model = model
+        self.outputs = Outputs(record, ([model] if model is not None else []) + list(sinks))
+        self.record = record
+        self.stable_frames = stable_frames
+        self.setup = setup
+        self.vision_board = vision_board
+        self.frame = None
+        self.index = -1
+        self.result = None
+        self.referee = None
+        self.vision = None
+        self.message: Optional[str] = None   # the last refused request, one line
+        self._calibration = calibration
+        self._camera_ok = True
+        self._view: Optional[ev.BoardView] = None
+        # Requests from any thread (GPIO buttons, a scripted player): the loop carries them out.
+        self.requests: "queue.SimpleQueue[Action]" = queue.SimpleQueue()
+        for sink in sinks:
+            if hasattr(sink, "on_move_done"):   # a device with buttons asks through the queue
+                sink.on_move_done = lambda: self.requests.put(Action("move_done"))
+                sink.on_clock = lambda side: self.requests.put(Action("clock", (("side", side),)))
+        if vision_board == "auto" and resume is None and setup.start_fpn is None:
+            self._start_vision("auto")   # the game starts once the face is known
+        else:
+            self.new_game(setup, resume=resume)
+
+    # -- the game ---------------------------------------------------------------------
+    @property
+    def game_id(self) -> Optional[int]:
+        return self.record.game_id if self.record is not None else None
+
+    def new_game(self, setup: GameSetup, resume: Optional[int] = None) -> bool:
+        """Start a game (or go on with the stored unfinished game ``resume``)."""
+        from ..referee import Referee
+        from ..rules import Position, Rules
+
+        if resume is not None:
+            if self.record is None:
+                raise FenixError("resuming a game needs the game archive")
+            history, info = self.record.resume(resume)
+            setup = dataclasses.replace(setup, size=history.start.size, mode=info.mode
+                                        if info.mode in ("referee", "casual") else setup.mode)
+            referee = Referee(mode=setup.mode, game_id=resume, history=history)
+        else:
+            rules = Rules.preset(setup.preset, **dict(setup.options))
+            start = Position.from_fpn(setup.start_fpn) if setup.start_fpn else \
+                Position.start(setup.size)
+            game_id = self.record.new_game(start, rules, setup.mode, dict(setup.tags)) \
+                if self.record is not None else None
+            referee = Referee(start=start, rules=rules, mode=setup.mode, game_id=game_id)
+        self.setup = setup
+        self.referee = referee
+        if self.vision is None or self.vision.board not in ("auto", referee.position.size):
+            self._start_vision(referee.position.size)
+        if self.model is not None:
+            self.model.mode = setup.mode
+        return self._emit(referee.begin())
+
+    def _start_vision(self, board: str) -> None:
+        from ..vision import Vision
+
+        calibration = self._calibration
+        if calibration is not None and board not in ("auto", calibration.board):
+            calibration = None
+        self.vision = Vision(board=board, calibration=calibration,
+                             stable_frames=self.stable_frames)
+
+    def _emit(self, events: List[ev.Event], still=None) -> bool:
+        """Stamp events with the camera frame they belong to (0 before the first) and
+        publish them."""
+        frame = max(self.index, 0)
+        events = [e if e.frame is not None else dataclasses.replace(e, frame=frame)
+                  for e in events]
+        return self.outputs.publish(events, still)
+
+    # -- the camera -------------------------------------------------------------------
+    def feed(self, frame, index: int) -> bool:
+        """One camera frame through vision and (when the board is still) the referee.
+        Returns whether what the display shows changed."""
+        self.frame, self.index = frame, index
+        result = self.vision.process(frame, index)
+        self.result = result
+        if self.referee is None:
+            if result.calibration is None:
+                return self.camera(True)
+            self._calibration = result.calibration   # "auto": the face is known now
+            self.new_game(dataclasses.replace(self.setup, size=result.calibration.board))
+        obs = result.observation
+        changed = self.camera(True)
+        view = ev.BoardView(board_found=result.status != "board_not_found",
+                            hand=result.status == "hand",
+                            occluded_cells=tuple(sorted(obs.occluded_cells)))
+        if view != self._view:   # the camera's state is published when it changes
+            self._view = view
+            changed = self._emit([view]) or changed
+        if result.stable is not None:
+            events = [e for e in self.referee.observe(result.stable) if e.kind != "board_view"]
+            changed = self._emit(events, still=frame) or changed
+            seen = self.referee.seen_position(events)
+            if seen is not None:
+                self.vision.learn(seen)
+        return changed
+
+    def camera(self, ok: bool) -> bool:
+        """Tell the table whether the camera delivers; a change is published."""
+        if ok == self._camera_ok:
+            return False
+        self._camera_ok = ok
+        if not ok:
+            self.frame = None
+        last = self._view if ok else None
+        event = ev.BoardView(board_found=bool(last is not None and last.board_found),
+                             hand=bool(last is not None and last.hand),
+                             occluded_cells=last.occluded_cells if last else (), camera_ok=ok)
+        self._view = event if ok else None
+        return self._emit([event])
+
+    # -- the players ------------------------------------------------------------------
+    def act(self, action: Action) -> bool:
+        """Carry out one request (except ``quit``). A request the rules refuse is shown
+        as a notice, never raised. Returns whether the display changed."""
+        self.message = None
+        try:
+            return self._act(action)
+        except FenixError as error:
+            self.message = str(error)
+            return self._emit([ev.Notice(code="refused", message=str(error))])
+
+    def _act(self, action: Action) -> bool:
+        name = action.name
+        ref = self.referee
+        if ref is None:
+            raise CameraError(f"{name}: the camera has not found the board yet")
+        if name == "new_game":
+            return self.new_game(dataclasses.replace(
+                self.setup, size=str(action.arg("size", self.setup.size)),
+                preset=str(action.arg("preset", self.setup.preset)),
+                mode=str(action.arg("mode", self.setup.mode)), start_fpn=None))
+        handlers: Dict[str, Callable[[], List[ev.Event]]] = {
+            "undo": ref.undo,
+            "offer_draw": lambda: ref.offer_draw(action.arg("side")),
+            "accept_draw": ref.accept_draw,
+            "resign": lambda: ref.resign(str(action.arg("side"))),
+            "confirm": lambda: ref.confirm(tuple(action.arg("tokens", ()))),
+            "play_on": ref.play_on,
+            "move_done": self._move_done,
+        }
+        if name in handlers:
+            return self._emit(handlers[name](), still=self.frame)
+        if name == "calibrate_auto":
+            self._calibration = None
+            self._start_vision(self.vision.board)
+            return True
+        if name == "calibrate_corners":
+            from ..vision import Calibration
+            if self.frame is None:
+                raise CameraError("no camera picture to calibrate on")
+            h, w = self.frame.shape[:2]
+            board = ref.position.size
+            self._calibration = Calibration.from_corners(board, (w, h), action.arg("corners"))
+            self._start_vision(board)
+            return True
+        if self.model is not None:
+            return self.model.act(action, self)
+        return False
+
+    def _move_done(self) -> List[ev.Event]:
+        # The move button: judge the board as it is now, without waiting for it to stay
+        # still for stable_frames.
+        if self.result is None or self.result.status != "ok":
+            raise CameraError("move done: the camera does not see the whole board")
+        return [e for e in self.referee.observe(self.result.observation)
+                if e.kind != "board_view"]
+
+    def close(self) -> None:
+        """Let every output finish and close."""
+        self.outputs.close()
+
+
+class _Stop:
+    """SIGTERM (systemd stop) and SIGINT end the loop at the next turn of it."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Dict = {}
+
+    def __enter__(self) -> "_Stop":
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                self._previous[sig] = signal.signal(sig, self._handle)
+            except ValueError:   # not the main thread (tests): Ctrl-C stays an exception
+                pass
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        self.requested = True
+
+    def __exit__(self, *exc) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+
+
+def run(table: Table, feed, *, screen=None, players=None, watchdog=None,
+        stop: Optional[Callable[[], bool]] = None, max_seconds: Optional[float] = None,
+        wait: float = 0.03) -> str:
+    """Drive ``table`` from ``feed`` until: the players quit ("quit"), the feed ends
+    ("ended"), a signal ("signal"), or ``stop()`` turns true or ``max_seconds`` pass
+    ("stopped"). Returns that reason.
+
+    ``screen`` (the display): ``poll(table)`` gives the requests of the people in front
+    of it (``Action("quit")`` ends the loop) and ``draw(table, changed)`` shows the table.
+    ``players``: stands in for people at a recorded table: ``step(table, index)`` after
+    each frame, putting requests on ``table.requests``. ``watchdog``
+    (:class:`~fenix_table.watchdog.Watchdog`): READY=1 at the start, WATCHDOG=1 on every
+    turn of the loop (a hung loop stops them; a lost camera does not), STOPPING=1 at
+    the end. ``wait``: the longest wait for a frame per turn, seconds.
+    """
+    began = time.monotonic()
+    feed.start()
+    if watchdog is not None:
+        watchdog.ready("table running")
+    try:
+        with _Stop() as signals:
+            while True:
+                if signals.requested:
+                    return "signal"
+                if (stop is not None and stop()) or \
+                        (max_seconds is not None and time.monotonic() - began > max_seconds):
+                    return "stopped"
+                changed = False
+                if screen is not None:
+                    for action in screen.poll(table):
+                        if action.name == "quit":
+                            return "quit"
+                        table.requests.put(action)
+                while True:
+                    try:
+                        request = table.requests.get_nowait()
+                    except queue.Empty:
+                        break
+                    changed = table.act(request) or changed
+                got = feed.latest(timeout=wait)
+                if got is not None:
+                    index, frame = got
+                    changed = table.feed(frame, index) or changed
+                    if players is not None:
+                        players.step(table, index)
+                changed = table.camera(feed.lost() is None) or changed
+                if watchdog is not None:
+                    watchdog.ping()
+                if screen is not None:
+                    screen.draw(table, changed, camera=got is not None)
+                if feed.ended and got is None and table.requests.empty():
+                    return "ended"
+    finally:
+        feed.stop()
+        if watchdog is not None:
+            watchdog.stopping()
