@@ -1,9 +1,16 @@
 """fenix-table legal / play, run as a user runs them (a subprocess)."""
 import json
+import os
+import random
+import select
 import subprocess
 import sys
 
-from fenix_table.rules import START_FPN, parse_fgn
+import pytest
+
+from fenix_table.rules import (START_FPN, Game, Position, Rules, legal_moves, parse_fgn,
+                               position_status)
+from fenix_table.rules.cli import legal_json
 from reference import fpn_of
 
 CLI = [sys.executable, "-m", "fenix_table.cli"]
@@ -47,6 +54,89 @@ def test_legal_bad_input_is_one_line_and_status_2():
         err = result.stderr.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("fenix-table: ") and message in err[0]
         assert "Traceback" not in result.stderr
+
+
+def reference_line(position, rules):
+    """What ``legal`` writes, spelled with json.dumps (the CLI writes it by hand)."""
+    moves = legal_moves(position, rules)
+    status = position_status(position, rules, moves)
+    record = {"fpn": position.fpn(), "moves": sorted(m.token for m in moves),
+              "status": status.result}
+    if status.over:
+        record["reason"] = status.reason
+    return json.dumps(record)
+
+
+def playout_positions(seed=7, games=6):
+    """Every position of a few random games on both boards, to the end: setup, battle,
+    captures, King and General duties, won and drawn endings."""
+    rng = random.Random(seed)
+    positions = []
+    for n in range(games):
+        game = Game(size=("9x9", "7x8")[n % 2])
+        while not game.status().over and game.ply < 300:
+            positions.append(game.position)
+            game.push(rng.choice(game.legal_moves()))
+        positions.append(game.position)
+    return positions
+
+
+@pytest.mark.parametrize("rules", [Rules.preset("official"), Rules.preset("strike"),
+                                   Rules.preset("official", no_move="draw")],
+                         ids=["official", "strike", "no_move=draw"])
+def test_legal_lines_are_exactly_json_dumps(rules):
+    positions = playout_positions()
+    positions.append(Position.from_fpn(fpn_of("9x9", {"a1": "S", "i9": "k"}, duty="K")))
+    for position in positions:
+        assert legal_json(position, rules) == reference_line(position, rules)
+    assert any('"reason"' in reference_line(p, rules) for p in positions)
+
+
+def test_legal_stream_output_matches_the_engine():
+    positions = playout_positions(seed=11, games=4)
+    text = "".join(p.fpn() + "\n" for p in positions)
+    result = run(["legal"], text)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "".join(reference_line(p, Rules.preset("official")) + "\n"
+                                     for p in positions)
+
+
+def test_legal_blank_position_is_an_error():
+    for blank in ["", "   ", "\t"]:
+        result = run(["legal", "--position", blank])
+        assert result.returncode == 2 and result.stdout == ""
+        err = result.stderr.strip().splitlines()
+        assert err == ["fenix-table: --position: empty; expected an FPN position "
+                       "(size placement side setup duty clock)"]
+
+
+def test_legal_stream_skips_blank_lines_but_counts_them():
+    fpn = START_FPN["7x8"]
+    result = run(["legal"], f"\n  \n{fpn}\r\n\t\n{fpn}")   # CRLF, no final newline
+    assert result.returncode == 0, result.stderr
+    assert [json.loads(line)["fpn"] for line in result.stdout.splitlines()] == [fpn, fpn]
+    result = run(["legal"], f"{fpn}\n\n\n7x8 nonsense r 00 - 0\n{fpn}\n")
+    assert result.returncode == 2
+    assert "line 4: FPN placement" in result.stderr
+    assert [json.loads(line)["fpn"] for line in result.stdout.splitlines()] == [fpn]
+    assert run(["legal"], "\n \n").stdout == ""
+
+
+def test_legal_answers_each_line_before_the_next_arrives():
+    """A program that writes one line and waits for its answer is not left waiting, even
+    with Python's block-buffered output to a pipe (no PYTHONUNBUFFERED)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen(CLI + ["legal"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, bufsize=1, env=env)
+    try:
+        for fpn in (START_FPN["7x8"], START_FPN["9x9"], START_FPN["7x8"]):
+            proc.stdin.write(fpn + "\n")
+            proc.stdin.flush()
+            assert select.select([proc.stdout], [], [], 60)[0], "no answer within 60 s"
+            assert json.loads(proc.stdout.readline())["fpn"] == fpn
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
 
 
 def test_legal_starts_without_camera_or_display_code():
