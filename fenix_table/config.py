@@ -196,8 +196,17 @@ class GpioConfig:
 class RecordConfig:
     #: SQLite game archive; empty: ``games.sqlite3`` in the user data directory.
     database: str = _path("")
-    #: Keep a camera frame per committed move next to the database.
+    #: Keep the still camera frame of each committed move (JPEG) with the move in the
+    #: database; ``fenix-table games show ID --frames DIR`` writes them out.
     save_frames: bool = _bool(False)
+
+
+def configured_database(path: Optional[str], config_path: Optional[str] = None) -> Optional[str]:
+    """The game archive to use: ``path`` when given (``--db``), else the configuration's
+    ``record.database``, else None (the user data folder)."""
+    if path:
+        return path
+    return load_config(config_path).record.database or None
 
 
 SECTIONS = {

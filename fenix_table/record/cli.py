@@ -15,13 +15,19 @@ def register(subparsers) -> None:
 
     def action(name, help_text):
         sub = actions.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("--db", metavar="FILE", help="game archive (default: user data folder)")
+        sub.add_argument("--db", metavar="FILE",
+                         help="game archive (default: record.database in the configuration, "
+                              "else the user data folder)")
         sub.add_argument("--json", action="store_true", help="machine-readable output")
         sub.set_defaults(handler=run)
         return sub
 
     action("list", "one line per game: id, start, board, rules, result, moves, players")
-    action("show", "one game: its details, moves and events").add_argument("id", type=_game_id)
+    show = action("show", "one game: its details, moves and events")
+    show.add_argument("id", type=_game_id)
+    show.add_argument("--frames", metavar="DIR",
+                      help="also write the camera frames kept with its moves as "
+                           "DIR/ply-NNN.jpg (record.save_frames)")
     export = action("export", "write a game as FGN text")
     export.add_argument("id", type=_game_id)
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -37,11 +43,12 @@ def _game_id(text: str) -> int:
 
 
 def run(args) -> int:
+    from ..config import configured_database
     from ..errors import RecordError
     from .store import GameStore
 
     out = sys.stdout
-    with GameStore(args.db) as store:
+    with GameStore(configured_database(args.db, getattr(args, "config", None))) as store:
         what = args.games_action
         if what == "list":
             games = store.list_games()
@@ -57,6 +64,9 @@ def run(args) -> int:
                               f"({g.rules}, {g.mode})\n")
         elif what == "show":
             _show(store, args.id, args.json, out)
+            if args.frames:
+                written = _write_frames(store, args.id, args.frames)
+                print(f"{written} frames written to {args.frames}", file=sys.stderr)
         elif what == "export":
             text = store.export_fgn(args.id)
             if args.output:
@@ -77,6 +87,28 @@ def run(args) -> int:
             out.write(json.dumps({"deleted": args.id}) + "\n" if args.json
                       else f"deleted game {args.id}\n")
     return 0
+
+
+def _write_frames(store, game_id: int, folder: str) -> int:
+    """Write the JPEG kept with each ply as ``folder/ply-NNN.jpg``; never over a file that
+    is already there. Returns how many were written."""
+    import os
+
+    from ..errors import RecordError
+
+    frames = [(m.ply, store.frame(game_id, m.ply)) for m in store.moves(game_id)]
+    frames = [(ply, jpeg) for ply, jpeg in frames if jpeg is not None]
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for ply, jpeg in frames:
+            path = os.path.join(folder, f"ply-{ply:03d}.jpg")
+            with open(path, "xb") as fh:
+                fh.write(jpeg)
+    except FileExistsError as error:
+        raise RecordError(f"{error.filename} exists already; choose an empty folder") from None
+    except OSError as error:
+        raise RecordError(f"cannot write frames to {folder}: {error.strerror}") from None
+    return len(frames)
 
 
 def _read(path: str) -> str:

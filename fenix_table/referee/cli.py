@@ -29,11 +29,14 @@ def register(subparsers) -> None:
                        help="continue the recorded, unfinished game ID")
     track.add_argument("--json", action="store_true", help="one JSON line per event")
     track.add_argument("-o", "--output", metavar="GAME.fgn", help="write the game as FGN")
-    track.add_argument("--db", metavar="FILE", help="game archive (default: user data folder)")
+    track.add_argument("--db", metavar="FILE",
+                       help="game archive (default: record.database in the configuration, "
+                            "else the user data folder)")
     track.add_argument("--stable-frames", type=int, default=3, metavar="N",
                        help="still frames before the board is read (default 3)")
-    track.add_argument("--keep-frames", action="store_true",
-                       help="store the camera frame of every move (JPEG) in the archive")
+    track.add_argument("--keep-frames", action="store_true", default=None,
+                       help="store the still camera frame of every move (JPEG) in the archive "
+                            "(default: record.save_frames in the configuration)")
     track.set_defaults(handler=run_track)
 
 
@@ -56,7 +59,9 @@ def run_track(args) -> int:
     calibration = Calibration.load(args.calibration) if args.calibration else None
     if calibration is not None and board not in ("auto", calibration.board):
         raise ConfigError(f"the calibration is for {calibration.board}, not {board}")
-    store = GameStore(args.db)
+    from ..config import configured_database
+
+    store = GameStore(configured_database(args.db, getattr(args, "config", None)))
     if args.resume is not None:
         resumed = store.game(args.resume)
         if board not in ("auto", resumed.board):
@@ -66,7 +71,11 @@ def run_track(args) -> int:
                       options=tuple(rules.overrides().items()), mode=args.mode,
                       start_fpn=args.start,
                       tags=(("Event", "fenix-table track"), ("Site", str(args.source))))
-    record = GameRecorder(store, save_frames=args.keep_frames)
+    keep = args.keep_frames
+    if keep is None:
+        from ..config import load_config
+        keep = load_config(getattr(args, "config", None)).record.save_frames
+    record = GameRecorder(store, save_frames=keep)
     table = Table(setup, record=record, sinks=[EventPrinter(sys.stdout, as_json=args.json)],
                   stable_frames=args.stable_frames, calibration=calibration,
                   vision_board=board, resume=args.resume)

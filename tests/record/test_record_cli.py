@@ -61,3 +61,38 @@ def test_errors_are_one_line_with_status_2(tmp_path, capsys):
     code, out, err = run(capsys, "games", "list", "--db", str(junk))
     assert code == 2 and "not a readable game archive" in err
     assert junk.read_bytes() == b"\x00garbage" * 50
+
+
+def test_games_use_the_configured_archive(tmp_path, capsys, monkeypatch):
+    db = tmp_path / "configured.sqlite3"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[record]\ndatabase = "{db}"\n', encoding="utf-8")
+    fgn = tmp_path / "game.fgn"
+    fgn.write_text(FGN, encoding="utf-8")
+    monkeypatch.setenv("FENIX_TABLE_CONFIG", str(config))
+    code, out, _ = run(capsys, "games", "import", str(fgn), "--json")
+    assert code == 0 and db.exists()
+    code, out, _ = run(capsys, "games", "list", "--json")
+    assert [json.loads(line)["red"] for line in out.splitlines()] == ["Ann"]
+    # --db still wins over the configuration.
+    code, out, _ = run(capsys, "games", "list", "--db", str(tmp_path / "other.sqlite3"))
+    assert "no games" in out
+
+
+def test_show_writes_the_kept_frames_and_never_over_a_file(tmp_path, capsys):
+    from fenix_table.record import GameStore
+
+    db = str(tmp_path / "games.sqlite3")
+    with GameStore(db) as store:
+        gid = store.new_game("7x8 1ssssss/2sssss/S2ssss/SS2sss/SSS2ss/SSSS2s/SSSSS2/SSSSSS1 r 00 - 0")
+        store.add_move(gid, 1, "a1-b1", "fpn", jpeg=b"\xff\xd8one")
+        store.add_move(gid, 2, "g8-f8", "fpn")
+        store.add_move(gid, 3, "a2-b2", "fpn", jpeg=b"\xff\xd8three")
+    out_dir = tmp_path / "frames"
+    code, _, err = run(capsys, "games", "show", str(gid), "--db", db, "--frames", str(out_dir))
+    assert code == 0 and "2 frames written" in err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["ply-001.jpg", "ply-003.jpg"]
+    assert (out_dir / "ply-003.jpg").read_bytes() == b"\xff\xd8three"
+    code, _, err = run(capsys, "games", "show", str(gid), "--db", db, "--frames", str(out_dir))
+    assert code == 2 and "exists already" in err and err.count("\n") == 1
+    assert (out_dir / "ply-001.jpg").read_bytes() == b"\xff\xd8one"
