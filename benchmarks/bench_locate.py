@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
 from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
-from fenix_table.vision.board import DIMENSIONS, start_placement  # noqa: E402
+from fenix_table.board import dimensions  # noqa: E402
+from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.locate import REFIT_BELOW, grid_still_fits, locate_board  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def make_frames(count: int, seed: int = 1, image_size: Tuple[int, int] = (1280, 
     for i in range(count):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, image_size=image_size, hand=bool(rng.random() < hand_share))
-        placement = start_placement(board) if i % 3 == 0 else random_placement(rng, board)
+        placement = Position.start(board).stacks() if i % 3 == 0 else random_placement(rng, board)
         yield render_frame(placement, board, scene, rng)
 
 
@@ -71,7 +72,7 @@ def measure(frames: Iterable[Tuple[np.ndarray, object]]) -> Dict[str, float]:
         except BoardNotFoundError:
             cal = None
         times.append(time.process_time() - t0)
-        is_start = truth.placement == start_placement(truth.board)
+        is_start = truth.placement == Position.start(truth.board).stacks()
         start_frames += is_start
         if cal is None:
             continue
@@ -81,7 +82,7 @@ def measure(frames: Iterable[Tuple[np.ndarray, object]]) -> Dict[str, float]:
         found = np.array(cal.corners)
         error = corner_error(found, truth.corners, False)
         cell_px = float(np.linalg.norm(np.diff(np.vstack([truth.corners, truth.corners[:1]]), axis=0), axis=1).mean()
-                        / np.mean(DIMENSIONS[truth.board]))
+                        / np.mean(dimensions(truth.board)))
         if error > cell_px / 3:          # a grid, but not this board's: a false find
             false_grid += 1
             continue

@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
 from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
-from fenix_table.vision.board import start_placement  # noqa: E402
+from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
 
@@ -97,7 +97,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
     for i in range(scenes):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, image_size=size, hand=False)
-        start = start_placement(board)
+        start = Position.start(board).stacks()
         start_bgr, start_truth = render_frame(start, board, scene, rng)
         with_hand = bool(rng.random() < hand_share)
         game_scene = scene

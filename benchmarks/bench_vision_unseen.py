@@ -37,7 +37,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
-from fenix_table.vision.board import DIMENSIONS, cell_name, start_placement  # noqa: E402
+from fenix_table.board import cell_name, dimensions  # noqa: E402
+from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
 from fenix_table.vision.types import Calibration  # noqa: E402
@@ -117,7 +118,7 @@ def smooth_noise(rng: np.random.Generator, shape: Tuple[int, int], scale: float)
 def board_face(rng: np.random.Generator, board: str, ppc: int, margin: float) -> np.ndarray:
     """The printed face seen from above: texture pixel (u, v) is board point
     (u / ppc - margin, v / ppc - margin)."""
-    cols, rows = DIMENSIONS[board]
+    cols, rows = dimensions(board)
     W, H = int((cols + 2 * margin) * ppc), int((rows + 2 * margin) * ppc)
     if board == "9x9":   # dark face, light lines
         base = np.array(rng.choice([(38, 44, 52), (30, 30, 34), (45, 40, 62), (52, 58, 40)]), np.float32)
@@ -254,7 +255,7 @@ class Scene:
 
 
 def random_scene(rng: np.random.Generator, board: str, size) -> Scene:
-    cols, rows = DIMENSIONS[board]
+    cols, rows = dimensions(board)
     cam = random_camera(rng, (cols, rows), size)
     ppc, margin = 48, rng.uniform(0.35, 0.8)
     look = StoneLook(red=np.array(RED_TOPS[rng.integers(len(RED_TOPS))], np.float32),
@@ -275,7 +276,7 @@ def random_scene(rng: np.random.Generator, board: str, size) -> Scene:
 
 def render(scene: Scene, placement: Placement, rng: np.random.Generator) -> Tuple[np.ndarray, Truth]:
     cam, board = scene.cam, scene.board
-    cols, rows = DIMENSIONS[board]
+    cols, rows = dimensions(board)
     w, h = cam.size
     img = scene.background.copy()
     m = scene.margin
@@ -296,7 +297,7 @@ def render(scene: Scene, placement: Placement, rng: np.random.Generator) -> Tupl
     centres3 = {}
     for name_f in range(cols):
         for name_r in range(rows):
-            name = cell_name(board, name_f, name_r)
+            name = cell_name(name_f, name_r)
             if name in placement:
                 jx, jy = rng.normal(0, 0.04, 2)
                 centres3[name] = (name_f + 0.5 + jx, name_r + 0.5 + jy)
@@ -329,18 +330,18 @@ def render(scene: Scene, placement: Placement, rng: np.random.Generator) -> Tupl
     for f in range(cols):
         for r in range(rows):
             (u, v), = cam.project(np.array([[f + 0.5, r + 0.5, 0.0]]))
-            centres[cell_name(board, f, r)] = (float(u), float(v))
+            centres[cell_name(f, r)] = (float(u), float(v))
     corners = cam.project(np.array([(0, 0, 0), (cols, 0, 0), (cols, rows, 0), (0, rows, 0)], float))
     return bgr, Truth(board, dict(placement), centres, corners)
 
 
 def random_placement(rng: np.random.Generator, board: str) -> Placement:
-    cols, rows = DIMENSIONS[board]
+    cols, rows = dimensions(board)
     out = {}
     for f in range(cols):
         for r in range(rows):
             if rng.random() < 0.4:
-                out[cell_name(board, f, r)] = (("red", "black")[rng.integers(2)],
+                out[cell_name(f, r)] = (("red", "black")[rng.integers(2)],
                                                int(rng.choice([1, 2, 3], p=[0.6, 0.25, 0.15])))
     return out
 
@@ -399,7 +400,7 @@ def run(scenes: int, seed: int, size, save: Optional[str] = None) -> Dict[str, o
     for i in range(scenes):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, size)
-        start = start_placement(board)
+        start = Position.start(board).stacks()
         start_bgr, start_truth = render(scene, start, rng)
         game_bgr, truth = render(scene, random_placement(rng, board), rng)
         if save:
