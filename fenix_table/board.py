@@ -140,7 +140,9 @@ def turns_allowed(size: str) -> Tuple[int, ...]:
 
 def turned(size: str, file: int, rank: int, quarter_turns: int) -> Tuple[int, int]:
     """Where ``(file, rank)`` lands when the grid is turned ``quarter_turns`` corners along
-    (a1 moves to the next corner anticlockwise seen from above, once per quarter turn).
+    (a1 moves to the next corner anticlockwise seen from above, once per quarter turn):
+    the turned grid's cell ``(file, rank)`` is the unturned grid's cell ``turned(...)``, as
+    vision's ``Calibration.rotated`` turns a located grid (its corners list moved along).
     Raises :class:`UnknownBoardError` for a quarter turn of the 7x8 face."""
     width, height = dimensions(size)
     k = quarter_turns % 4
