@@ -184,15 +184,12 @@ class _DemoScreen:
         self.files = files
         self.fps = fps
         self.writer = None
-        self.frames = 0
 
     def poll(self, table):
         return self.screen.poll(table)
 
     def draw(self, table, changed: bool, camera: bool = False) -> bool:
         drew = self.screen.draw(table, changed, camera)
-        if camera:
-            self.frames += 1
         if self.files is None or not drew:
             return drew
         import cv2

@@ -595,7 +595,7 @@ class Referee:
         if announce_turn:
             events.append(ev.TurnStarted(
                 side=position.side, fpn=position.fpn(), duty=position.duty,
-                setup_moves_left=position.setup_moves_left() if position.in_setup else 0,
+                setup_moves_left=position.setup_moves_left(),
                 frame=frame))
         status = self.game.status()
         if status.over:

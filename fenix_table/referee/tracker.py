@@ -178,7 +178,7 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
             found.complete = False
             return
         board = pos.board
-        if pos.in_setup and remaining <= 10 - pos.setup[0] - pos.setup[1]:
+        if pos.in_setup and remaining <= pos.setup_moves_left("red") + pos.setup_moves_left("black"):
             # Every ply left is a setup ply, and a setup ply empties one cell and leaves
             # every colour elsewhere as it was: a stone on an empty cell, or more emptied
             # cells than plies left, is no setup.
