@@ -89,6 +89,21 @@ class CameraConfig:
     #: ``"auto"`` (measured at start, then frozen) or a fixed exposure in microseconds.
     exposure: Any = _kind("exposure", "auto")
 
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> "CameraConfig":
+        """The section from plain values (``{"width": 640, "exposure": 10000}``; missing
+        keys keep their defaults), checked as the file's are: ConfigError names the key."""
+        return _section("camera", cls, values, None)
+
+    @property
+    def size(self) -> Tuple[int, int]:
+        return self.width, self.height
+
+    @property
+    def fixed_exposure(self) -> Optional[int]:
+        """The exposure time in microseconds, or None for ``"auto"``."""
+        return None if self.exposure == "auto" else self.exposure
+
     def resolved_source(self) -> str:
         """The source spec for ``vision.sources.open_source``: ``auto`` resolved."""
         if self.source != "auto":

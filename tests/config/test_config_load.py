@@ -187,3 +187,17 @@ def test_rgb_led_pins_come_as_a_set(tmp_path):
                                       'rgb_black = "white"\n')
     gpio = load_config(path).gpio
     assert gpio.pins()["rgb_blue"] == 26 and gpio.rgb_black == "white"
+
+
+def test_camera_section_from_plain_values():
+    """vision.sources.open_source takes the section, or plain values checked the same way."""
+    camera = cfg.CameraConfig.from_values({"width": 640, "height": 480, "exposure": 10000})
+    assert camera == Config.from_toml("[camera]\nwidth = 640\nheight = 480\n"
+                                      "exposure = 10000\n").camera
+    assert camera.size == (640, 480) and camera.fixed_exposure == 10000
+    assert cfg.CameraConfig().fixed_exposure is None
+    assert cfg.CameraConfig.from_values({}) == cfg.CameraConfig()
+    with pytest.raises(ConfigError, match=r"^camera\.exposure: expected \"auto\" or microseconds"):
+        cfg.CameraConfig.from_values({"exposure": 5})
+    with pytest.raises(ConfigError, match=r"^camera\.height: 100000 is out of range"):
+        cfg.CameraConfig.from_values({"height": 100000})
