@@ -94,8 +94,8 @@ def main() -> None:
     cli_positions = (cli_groups["setup"] + cli_groups["midgame"] +
                      cli_groups["capture-rich"])[:args.cli_lines]
     elapsed, lines, moves = time_cli("".join(p.fpn() + "\n" for p in cli_positions))
-    print(f"fenix-table legal, {lines:,} lines, incl. start-up  {lines / elapsed:10,.0f} positions/s "
-          f"{moves / elapsed:12,.0f} moves/s  ({elapsed:.2f} s, best of 3)")
+    print(f"fenix-table legal, {lines:,} lines, incl. start-up  {lines / elapsed:10,.0f} "
+          f"positions/s {moves / elapsed:12,.0f} moves/s  ({elapsed:.2f} s, best of 3)")
 
     text = "".join(p.fpn() + "\n" for p in everything)
     start = time.perf_counter()
