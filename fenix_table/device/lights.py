@@ -152,7 +152,7 @@ class Lights:
         gpio = config.gpio
         if not gpio.enabled:
             log.info("GPIO disabled in the configuration: running without lights")
-            return cls(background=False, **kwargs)
+            return cls(**dict(kwargs, background=False))
         try:
             with warnings.catch_warnings():
                 # gpiozero warns once per factory it tries; one log line says it all.
@@ -168,7 +168,7 @@ class Lights:
             if not _warned_no_gpio:
                 log.warning("no GPIO: running without lights (%s)", error)
                 _warned_no_gpio = True
-            return cls(background=False, **kwargs)
+            return cls(**dict(kwargs, background=False))
 
     # -- events and time -------------------------------------------------------------
 

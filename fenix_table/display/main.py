@@ -26,11 +26,12 @@ def choose_source(spec: Optional[str], config) -> str:
     return "picamera2" if importlib.util.find_spec("picamera2") else "0"
 
 
-def open_camera(spec: str):
-    """Open ``spec`` once to fail early with one clear line when there is no camera."""
+def open_camera(spec: str, camera=None):
+    """Open ``spec`` (with the configuration's ``camera`` settings: size, exposure) once,
+    to fail early with one clear line when there is no camera."""
     from ..vision import open_source
     try:
-        return open_source(spec)
+        return open_source(spec, camera)
     except CameraError as error:
         raise CameraError(NO_CAMERA.format(reason=error)) from None
 
@@ -63,7 +64,8 @@ def run_table(args, config) -> int:
     from .model import TableModel
 
     spec = choose_source(args.camera, config)
-    first = open_camera(spec)
+    camera = config.camera if config is not None else None
+    first = open_camera(spec, camera)
     if _is_recording(spec):
         feed = RecordedFeed(first, fps=getattr(first, "fps", None) or 8.0)
     else:
@@ -74,7 +76,7 @@ def run_table(args, config) -> int:
             if opened:
                 return opened.pop()
             from ..vision import open_source
-            return open_source(spec)
+            return open_source(spec, camera)
 
         feed = FrameGrabber(reopen)
 

@@ -516,9 +516,8 @@ def lights_for(toml: str, factory):
     from fenix_table.device import Lights
 
     config = Config.from_toml(toml)
-    # background=False: the test steps the pins itself. (Not passed with enabled = false:
-    # from_config then passes background=False itself, and twice is a TypeError.)
-    extra = {"background": False} if config.gpio.enabled else {}
+    # background=False: the test steps the pins itself.
+    extra = {"background": False}
     return Lights.from_config(config, pin_factory=factory, clock=Clock(), **extra)
 
 
@@ -775,17 +774,11 @@ def pi_camera_of_run(tmp_path, picamera, camera):
     return picamera.opened[0]
 
 
-@pytest.mark.xfail(strict=True, reason="camera.width / camera.height are not read by "
-                   "fenix-table run: display/main.py opens open_source(spec) without "
-                   "camera=config.camera, so the Pi camera always runs at 1280x960")
 def test_camera_width_and_height_reach_the_pi_camera(tmp_path, picamera):
     camera = pi_camera_of_run(tmp_path, picamera, {"width": 640, "height": 480})
     assert camera.configuration["main"]["size"] == (640, 480)
 
 
-@pytest.mark.xfail(strict=True, reason="camera.exposure is not read by fenix-table run: "
-                   "display/main.py opens open_source(spec) without camera=config.camera, "
-                   "so the exposure is always measured automatically")
 def test_camera_exposure_reaches_the_pi_camera(tmp_path, picamera):
     camera = pi_camera_of_run(tmp_path, picamera, {"exposure": 10000})
     assert camera.configuration["controls"].get("ExposureTime") == 10000
