@@ -218,8 +218,9 @@ class RecordConfig:
 
 def configured_database(path: Optional[str], config_path: Optional[str] = None) -> Optional[str]:
     """The game archive to use: ``path`` when given (``--db``), else the configuration's
-    ``record.database``, else None (the user data folder)."""
-    if path:
+    ``record.database``, else None (the user data folder). An empty ``--db ""`` is given
+    on as it is: the archive refuses it with one line, never a throwaway database."""
+    if path is not None:
         return path
     return load_config(config_path).record.database or None
 
@@ -480,6 +481,10 @@ def find_config(path: Optional[str] = None) -> Tuple[Optional[str], bool]:
     return None, False
 
 
+#: The largest configuration file read (the complete, commented example is 2.5 KiB).
+MAX_CONFIG_BYTES = 256 * 1024
+
+
 def load_config(path: Optional[str] = None) -> Config:
     """The validated configuration (see the module docstring for the search order).
 
@@ -490,13 +495,16 @@ def load_config(path: Optional[str] = None) -> Config:
         return Config()
     try:
         with open(found, "rb") as handle:
-            raw = handle.read()
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(f"{found}: no such configuration file") from None
     except IsADirectoryError:
         raise ConfigError(f"{found}: is a directory, not a configuration file") from None
     except OSError as error:
         raise ConfigError(f"{found}: cannot read: {error.strerror}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{found}: larger than {MAX_CONFIG_BYTES // 1024} KiB; not a "
+                          f"configuration file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

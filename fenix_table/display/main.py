@@ -94,7 +94,8 @@ def run_table(args, config) -> int:
     if calibration_file:
         from ..vision import Calibration
         calibration = Calibration.load(calibration_file)
-    database = args.database or (config.record.database if config is not None else "") or None
+    database = args.database if args.database is not None else \
+        (config.record.database if config is not None else "") or None
     store = GameStore(database)
     record = GameRecorder(store, save_frames=bool(config is not None and
                                                   config.record.save_frames))

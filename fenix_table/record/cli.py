@@ -37,8 +37,10 @@ def register(subparsers) -> None:
 
 
 def _game_id(text: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise argparse.ArgumentTypeError(f"game id {text!r} is not a whole number")
+    if len(text) > 18:   # SQLite ids are 64-bit
+        raise argparse.ArgumentTypeError(f"game id {text[:30]} is too large")
     return int(text)
 
 
@@ -114,11 +116,21 @@ def _write_frames(store, game_id: int, folder: str) -> int:
 def _read(path: str) -> str:
     from ..errors import RecordError
 
-    if path == "-":
-        return sys.stdin.read()
+    from ..rules.fgn import MAX_FGN_CHARS
+
+    limit = MAX_FGN_CHARS * 4   # bytes: UTF-8 takes at most 4 per character
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(limit + 1) if stream is not None else \
+                sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise RecordError(f"{path}: larger than {limit // 1_000_000} MB; not a game record "
+                              f"(nothing imported)")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise RecordError(f"{path}: not UTF-8 text") from None
     except OSError as error:

@@ -15,6 +15,7 @@ import datetime as _dt
 import json
 import os
 import sqlite3
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -61,6 +62,28 @@ CREATE INDEX events_by_game ON events (game_id, ply);
 """
 
 _RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+class _Busy(Exception):
+    """Another connection holds the archive's lock (waited out by ``_open_waiting``)."""
+
+
+def _busy(error: Exception) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
+def _read_only(error: Exception) -> bool:
+    text = str(error).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def _plain(error: Exception) -> str:
+    """sqlite's message in the user's terms where it has better ones."""
+    text = str(error)
+    if "database or disk is full" in text or "disk I/O" in text.lower():
+        return f"{text}: the disk is full or failing; nothing of this write was kept"
+    return text
 
 
 def default_path() -> str:
@@ -127,22 +150,101 @@ class GameStore:
     unknown game id.
     """
 
-    def __init__(self, path: Optional[str] = None) -> None:
+    #: How long a write waits for another program's lock on the archive (another
+    #: ``fenix-table`` importing a game, a backup) before it gives up, seconds.
+    busy_seconds = 60.0
+
+    def __init__(self, path: Optional[str] = None, *, busy_seconds: Optional[float] = None) -> None:
+        if path is not None and not str(os.fspath(path)).strip():
+            raise RecordError("the game archive path is empty; give --db FILE or "
+                              "record.database a file name")
         self.path = default_path() if path is None else os.fspath(path)
-        self._db = self._open()
+        if busy_seconds is not None:
+            self.busy_seconds = busy_seconds
+        self.read_only = False
+        self._db = self._open_waiting()
 
     # -- opening ------------------------------------------------------------------
+    def _open_waiting(self) -> sqlite3.Connection:
+        """:meth:`_open`, waiting out a lock another program holds (up to
+        ``busy_seconds``): a transient lock is never fatal."""
+        import time
+
+        deadline = time.monotonic() + self.busy_seconds
+        while True:
+            try:
+                return self._open()
+            except _Busy as busy:
+                if time.monotonic() >= deadline:
+                    raise RecordError(f"{self.path}: game archive locked by another program "
+                                      f"for {self.busy_seconds:.0f} s ({busy})") from None
+                time.sleep(0.2)
+
+    def _connect(self, where: str) -> sqlite3.Connection:
+        """A connection that may write, else (a read-only file or folder) one that reads."""
+        timeout = max(0.1, self.busy_seconds)
+        if where == ":memory:" or not os.path.exists(where) or \
+                os.access(where, os.W_OK) and os.access(os.path.dirname(os.path.abspath(where)),
+                                                       os.W_OK):
+            db = sqlite3.connect(where, isolation_level=None, timeout=timeout)
+            if where == ":memory:" or not os.path.exists(where):
+                return db
+            try:
+                db.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()
+                db.execute("BEGIN IMMEDIATE")   # can it write here? (waits out a lock)
+                db.execute("ROLLBACK")
+                return db
+            except sqlite3.OperationalError as error:
+                if not _read_only(error):
+                    try:
+                        db.close()
+                    except Exception:
+                        pass
+                    if _busy(error):
+                        raise _Busy(str(error)) from None
+                    raise
+                db.close()
+        # Read-only: list, show and export still work; writes name the problem.
+        uri = "file:" + urllib.parse.quote(os.path.abspath(where)) + "?mode=ro"
+        self.read_only = True
+        last: Optional[sqlite3.Error] = None
+        for extra in ("", "&immutable=1"):   # immutable: no -shm can be made next to it
+            try:
+                db = sqlite3.connect(uri + extra, uri=True, isolation_level=None,
+                                     timeout=timeout)
+            except sqlite3.Error as error:
+                last = error
+                continue
+            try:
+                db.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()
+                return db
+            except sqlite3.Error as error:
+                db.close()
+                if _busy(error):
+                    raise _Busy(str(error)) from None
+                last = error
+        raise last
+
     def _open(self) -> sqlite3.Connection:
         where = self.path
         if where != ":memory:" and os.path.isdir(where):
             raise RecordError(f"{where}: is a folder, not a game archive")
         try:
-            db = sqlite3.connect(where, isolation_level=None, timeout=10.0)
+            db = self._connect(where)
+        except _Busy:
+            raise
         except sqlite3.Error as error:
+            if _busy(error):
+                raise _Busy(str(error)) from None
+            if where != ":memory:" and os.path.exists(where):
+                raise RecordError(f"{where}: not a readable game archive ({error}); "
+                                  f"left untouched") from None
             raise RecordError(f"{where}: cannot open game archive ({error})") from None
         try:
             tables = {row[0] for row in db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not tables and self.read_only:
+                raise RecordError(f"{where}: empty and read-only; not a game archive")
             if not tables:
                 if where != ":memory:":
                     db.execute("PRAGMA journal_mode = WAL")
@@ -159,16 +261,24 @@ class GameStore:
                     raise RecordError(
                         f"{where}: not a Fenix Table game archive (another program's "
                         f"database); left untouched")
-                if int(meta.get("schema", "0")) > SCHEMA_VERSION:
+                schema = str(meta.get("schema", "0")).strip()
+                if not schema.isdigit() or len(schema) > 6:
+                    raise RecordError(f"{where}: its schema version {schema[:20]!r} is not a "
+                                      f"number; not a game archive this program wrote; "
+                                      f"left untouched")
+                if int(schema) > SCHEMA_VERSION:
                     raise RecordError(
-                        f"{where}: written by a newer Fenix Table (schema {meta['schema']}); "
+                        f"{where}: written by a newer Fenix Table (schema {schema}); "
                         f"left untouched")
-                if where != ":memory:":
+                if where != ":memory:" and not self.read_only:
                     db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = FULL")
+            if not self.read_only:
+                db.execute("PRAGMA synchronous = FULL")
             db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as error:
             db.close()
+            if _busy(error):
+                raise _Busy(str(error)) from None
             raise RecordError(
                 f"{where}: not a readable game archive ({error}); left untouched") from None
         except RecordError:
@@ -190,22 +300,31 @@ class GameStore:
             return self._db.execute(sql, args).fetchall()
         except sqlite3.Error as error:
             raise RecordError(f"{self.path}: game archive error ({error})") from None
+        except OverflowError:
+            raise RecordError(f"{self.path}: a number out of range in {args!r}"[:200]) from None
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One durable transaction: committed when the block ends, rolled back (and the
-        error named in one line) when it fails."""
+        error named in one line: the first one, not a failed rollback's) when it fails."""
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:
+                    try:
+                        db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass   # the error that made the write fail is the one to name
                 raise
-            db.execute("COMMIT")
         except sqlite3.Error as error:
-            raise RecordError(f"{self.path}: game archive error ({error})") from None
+            if self.read_only:
+                raise RecordError(f"{self.path}: the game archive is read-only "
+                                  f"(nothing written)") from None
+            raise RecordError(f"{self.path}: game archive error ({_plain(error)})") from None
 
     def _transaction(self, statements: List[Tuple[str, Tuple]]) -> None:
         """Run statements as one durable transaction (all or nothing)."""

@@ -11,7 +11,7 @@ import sys
 import time
 
 from ..board import file_letter
-from ..errors import NotationError
+from ..errors import FenixError, NotationError
 
 
 def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -181,16 +181,23 @@ def save_fgn(game, path: str, tags: dict) -> None:
     from . import GameRecord, format_fgn
     text = format_fgn(GameRecord.from_game(game, tags))
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".fenix-", suffix=".fgn")
+    if os.path.isdir(path):
+        raise FenixError(f"cannot write {path}: it is a folder")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".fenix-", suffix=".fgn")
+    except OSError as error:
+        raise FenixError(f"cannot write {path}: {error.strerror}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(error, OSError):
+            raise FenixError(f"cannot write {path}: {error.strerror}") from None
         raise
 
 
@@ -257,6 +264,7 @@ def run_play(args) -> int:
             "Red": "computer" if args.red == "random" else "Red",
             "Black": "computer" if args.black == "random" else "Black"}
     interactive = sys.stdin.isatty()
+    save_fgn(game, path, tags)   # a file that cannot be written is named before anyone plays
     print(f"FENIX on the {start.size} board, rules: {rules.describe()}. Type 'help' for commands.")
     while True:
         status = game.status()

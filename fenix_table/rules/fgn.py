@@ -26,6 +26,16 @@ _NUMBER = re.compile(r"^\d+\.(\.\.)?$")
 #: ``{played on: <attempted move>; position <FPN>}`` after the ply before it.
 PLAYED_ON = "played on:"
 
+#: Limits on a record read (far above any real game: a long 9x9 game is a few hundred
+#: plies and a few KiB). Larger records are refused with one line before anything is
+#: stored.
+MAX_FGN_CHARS = 1_000_000
+MAX_PLIES = 2_000
+MAX_TAGS = 100
+MAX_TAG_CHARS = 1_000
+MAX_COMMENT_CHARS = 10_000
+MAX_COMMENTS = 5_000
+
 _TOKEN = re.compile(r"^[a-z][0-9]+(?:(?:-[a-z][0-9]+)|(?:x[a-z][0-9]+)+)$")
 
 
@@ -173,6 +183,9 @@ def parse_fgn(text: str) -> GameRecord:
     """Parse one FGN record; NotationError names the line and the bad part."""
     if not isinstance(text, str):
         raise NotationError("FGN must be text")
+    if len(text) > MAX_FGN_CHARS:
+        raise NotationError(f"FGN: {len(text):,} characters, more than a game record can be "
+                            f"(at most {MAX_FGN_CHARS:,})")
     tags: Dict[str, str] = {}
     lines = text.lstrip("\ufeff").splitlines()
     n = 0
@@ -182,11 +195,17 @@ def parse_fgn(text: str) -> GameRecord:
         match = _TAG.match(lines[n].strip())
         if not match:
             raise NotationError(f"FGN line {n + 1}: malformed tag {lines[n].strip()!r}")
+        if len(match.group(2)) > MAX_TAG_CHARS:
+            raise NotationError(f"FGN line {n + 1}: tag {match.group(1)[:40]} is longer than "
+                                f"{MAX_TAG_CHARS:,} characters")
         tags[match.group(1)] = _unescape(match.group(2))
+        if len(tags) > MAX_TAGS:
+            raise NotationError(f"FGN line {n + 1}: more than {MAX_TAGS} tags")
         n += 1
     record = GameRecord(tags)
     result_token: Optional[str] = None
     ply = -1
+    comments = 0
     # Scan the movetext character by character so braces may span lines.
     body = "\n".join(lines[n:])
     line_of = n + 1
@@ -205,6 +224,12 @@ def parse_fgn(text: str) -> GameRecord:
             if end < 0:
                 raise NotationError(f"FGN line {line_of}: comment '{{' is never closed")
             comment = body[i + 1:end].strip()
+            if len(comment) > MAX_COMMENT_CHARS:
+                raise NotationError(f"FGN line {line_of}: a comment longer than "
+                                    f"{MAX_COMMENT_CHARS:,} characters")
+            comments += 1
+            if comments > MAX_COMMENTS:
+                raise NotationError(f"FGN line {line_of}: more than {MAX_COMMENTS:,} comments")
             record.comments.setdefault(ply, []).append(comment)
             line_of += body.count("\n", i, end)
             i = end + 1
@@ -231,6 +256,9 @@ def parse_fgn(text: str) -> GameRecord:
             raise NotationError(f"FGN line {line_of}: {word!r} is not a move token")
         record.moves.append(word)
         ply += 1
+        if len(record.moves) > MAX_PLIES:
+            raise NotationError(f"FGN line {line_of}: more than {MAX_PLIES:,} moves; longer "
+                                f"than a game can be")
     if result_token is not None:
         if "Result" in tags and tags["Result"] != result_token:
             raise NotationError(
@@ -256,7 +284,7 @@ def read_fgn(path: str) -> GameRecord:
     """Read an FGN file; errors name the file."""
     try:
         with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+            text = fh.read(MAX_FGN_CHARS + 1)
     except OSError as error:
         raise NotationError(f"cannot read {path}: {error.strerror}") from None
     except UnicodeDecodeError:

@@ -91,6 +91,9 @@ def replay(start: Position, rules: Rules, steps: Iterable[Step]) -> Replay:
                 if not step.fpn_after:
                     raise IllegalMoveError("a played-on ply needs the position it left")
                 after = Position.from_fpn(step.fpn_after)
+                if after.size != before.size:
+                    raise IllegalMoveError(f"the played-on position is on {after.size}, the "
+                                           f"game on {before.size}")
                 result.before_played_on[number] = game
                 result.game = Game(after, rules)
                 captured: tuple = ()

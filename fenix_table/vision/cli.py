@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 from ..board import SIZES, dimensions
 from ..errors import BoardNotFoundError, CameraError, ConfigError
@@ -34,7 +35,12 @@ def register(subparsers) -> None:
                     "along rank 1), and save the calibration as JSON.")
     calibrate.add_argument("source", metavar="SOURCE")
     calibrate.add_argument("--board", choices=BOARD_CHOICES, default="auto")
-    calibrate.add_argument("--corners", nargs=4, metavar="X,Y", help="the grid's four corners in pixels")
+    calibrate.add_argument("--corners", nargs=4, metavar="X,Y",
+                           help="the grid's four corners in pixels (a corner may lie a little "
+                                "off the picture: -12,40)")
+    # "-12,40" is a corner, not an option (argparse only knows plain negative numbers).
+    import re
+    calibrate._negative_number_matcher = re.compile(r"^-\d*\.?\d+(,-?\d*\.?\d+)?$")
     calibrate.add_argument("-o", "--output", metavar="FILE",
                            help="where to save (default: calibration.json in the user config folder)")
     calibrate.set_defaults(handler=run_calibrate)
@@ -47,13 +53,8 @@ def default_calibration_path() -> str:
 
 
 def _read_image(path: str):
-    import cv2
-    if not os.path.exists(path):
-        raise CameraError(f"no such image: {path}")
-    frame = cv2.imread(path, cv2.IMREAD_COLOR)
-    if frame is None:
-        raise CameraError(f"cannot read image {path}")
-    return frame
+    from .sources import read_image
+    return read_image(path)
 
 
 def _annotate_path(pattern: str, index: int, count: int) -> str:
@@ -121,9 +122,23 @@ def run_detect(args: argparse.Namespace) -> int:
         fixed = Calibration.load(args.calibration)
         if args.board != "auto" and fixed.board != args.board:
             raise ConfigError(f"calibration {args.calibration} is for {fixed.board}, not {args.board}")
+    if args.annotate:
+        from .sources import IMAGE_SUFFIXES
+        if not args.annotate.lower().endswith(IMAGE_SUFFIXES):
+            raise ConfigError(f"--annotate {args.annotate}: name an image file ending in "
+                              f"{', '.join(IMAGE_SUFFIXES)}")
     reader = None
+    unreadable = 0
     for index, path in enumerate(args.images):
-        frame = _read_image(path)
+        try:
+            frame = _read_image(path)
+        except CameraError as error:
+            # One bad image of a batch is named; the others are still read.
+            if len(args.images) == 1:
+                raise
+            print(f"fenix-table: {error}", file=sys.stderr, flush=True)
+            unreadable += 1
+            continue
         if fixed is not None:
             h, w = frame.shape[:2]
             if tuple(fixed.image_size) != (w, h):
@@ -141,9 +156,13 @@ def run_detect(args: argparse.Namespace) -> int:
         print(json.dumps(observation_json(path, observation)), flush=True)
         if args.annotate:
             out = _annotate_path(args.annotate, index, len(args.images))
-            if not cv2.imwrite(out, draw_annotation(frame, calibration, observation)):
+            try:
+                written = cv2.imwrite(out, draw_annotation(frame, calibration, observation))
+            except cv2.error:
+                written = False
+            if not written:
                 raise ConfigError(f"cannot write {out}")
-    return 0
+    return 2 if unreadable else 0
 
 
 def _parse_corners(values):

@@ -78,6 +78,48 @@ class FrameSource:
         self.close()
 
 
+#: The largest image file read as a frame (a camera frame is well under 10 MB).
+MAX_IMAGE_BYTES = 64_000_000
+
+
+def complete_image(data: bytes) -> bool:
+    """Whether ``data`` holds a whole image file: a JPEG must end with its end-of-image
+    marker (trailing padding allowed) and a PNG with its IEND chunk. OpenCV decodes a
+    truncated JPEG into a partly grey picture, which reads as a board of empty cells."""
+    if data[:2] == b"\xff\xd8":
+        return data.rstrip(b"\x00\r\n \t\xff").endswith(b"\xd9") and \
+            b"\xff\xd9" in data[-64:]
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return b"IEND" in data[-64:]
+    return len(data) > 0
+
+
+def read_image(path: str):
+    """The BGR picture in image file ``path``; CameraError (one line) when it is missing,
+    too large, truncated or not an image."""
+    import cv2
+    import numpy as np
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_IMAGE_BYTES + 1)
+    except FileNotFoundError:
+        raise CameraError(f"no such image: {path}") from None
+    except OSError as error:
+        raise CameraError(f"cannot read image {path}: {error.strerror}") from None
+    if len(data) > MAX_IMAGE_BYTES:
+        raise CameraError(f"cannot read image {path}: larger than "
+                          f"{MAX_IMAGE_BYTES // 1_000_000} MB")
+    if not complete_image(data):
+        raise CameraError(f"cannot read image {path}: the file is truncated or corrupt")
+    try:
+        frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        frame = None
+    if frame is None or frame.size == 0:
+        raise CameraError(f"cannot read image {path}: not an image OpenCV can decode")
+    return frame
+
+
 class FolderSource(FrameSource):
     """Images of a folder in name order (or an explicit list of files)."""
 
@@ -92,15 +134,11 @@ class FolderSource(FrameSource):
         self.position = 0
 
     def read(self):
-        import cv2
         if self.position >= len(self.files):
             raise StopIteration
         path = self.files[self.position]
         self.position += 1
-        frame = cv2.imread(path, cv2.IMREAD_COLOR)
-        if frame is None:
-            raise CameraError(f"cannot read image {path}")
-        return frame
+        return read_image(path)
 
 
 def _video_capture(device: Union[int, str]):

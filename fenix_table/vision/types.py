@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from ..board import UnknownBoardError, cell_index, cell_names, check_size, dimensions, turns_allowed
 from ..errors import ConfigError
@@ -30,6 +30,10 @@ class Observation:
     occluded_cells: Tuple[str, ...]
     board_found: bool
     frame_index: int = 0
+    #: Stable observations only: per cell, how much the stack there changed since the
+    #: still board before the latest change (:func:`fenix_table.vision.evidence.stack_changes`
+    #: scale; empty when there was no earlier still board to compare with).
+    changes: Mapping[str, float] = field(default_factory=dict)
 
     def placement(self) -> Dict[str, Tuple[str, Optional[int]]]:
         """Occupied cells as ``{cell: (colour, height or None)}``."""
@@ -104,6 +108,7 @@ class Calibration:
             if len(corners) != 4 or any(len(c) != 2 for c in corners):
                 raise ValueError("corners must be four (x, y) pairs")
             _check_quad(corners)
+            _check_fits(board, corners, data["image_size"])
             room = data.get("room")
             if room is not None:
                 from .colour import Room
@@ -114,8 +119,8 @@ class Calibration:
             raise ConfigError(f"bad calibration: {error}") from None
         except KeyError as error:
             raise ConfigError(f"bad calibration: missing field {error}") from None
-        except (ValueError, TypeError, AttributeError) as error:
-            raise ConfigError(f"bad calibration: {error}") from None
+        except (ValueError, TypeError, AttributeError, RecursionError) as error:
+            raise ConfigError(f"bad calibration: {str(error)[:200]}") from None
 
     def save(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
@@ -124,10 +129,21 @@ class Calibration:
     @classmethod
     def load(cls, path: str) -> "Calibration":
         try:
-            with open(path, encoding="utf-8") as fh:
-                return cls.from_json(fh.read())
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_CALIBRATION_BYTES + 1)
         except OSError as error:
             raise ConfigError(f"cannot read calibration {path}: {error.strerror}") from None
+        if len(data) > MAX_CALIBRATION_BYTES:
+            raise ConfigError(f"calibration {path}: larger than "
+                              f"{MAX_CALIBRATION_BYTES // 1000} kB; not a calibration")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConfigError(f"calibration {path}: not UTF-8 text") from None
+        try:
+            return cls.from_json(text)
+        except ConfigError as error:
+            raise ConfigError(f"{path}: {error}") from None
 
     @classmethod
     def from_corners(cls, board: str, image_size, corners: Sequence[Sequence[float]]) -> "Calibration":
@@ -148,7 +164,40 @@ class Calibration:
         if len(points) != 4:
             raise ConfigError(f"give exactly four corners, not {len(points)}")
         _check_quad(points)
+        _check_fits(board, points, image_size)
         return cls(board, tuple(int(v) for v in image_size), points, oriented=True)
+
+
+#: The largest calibration file read (a saved one with its room's colours is a few KiB).
+MAX_CALIBRATION_BYTES = 1_000_000
+#: The fewest image pixels a cell may span along the board's edges: a smaller board
+#: cannot be read.
+MIN_CELL_PIXELS = 3
+
+
+def _check_fits(board: str, points: Sequence[Tuple[float, float]], image_size) -> None:
+    """Raise ConfigError unless the board lies on the picture (its corners within a
+    quarter of the picture's size of it, its middle on it) and is large enough to read."""
+    try:
+        w, h = (int(v) for v in image_size)
+    except (TypeError, ValueError):
+        raise ConfigError("image size must be two whole numbers") from None
+    if not (0 < w <= 100_000 and 0 < h <= 100_000):
+        raise ConfigError(f"image size {w}x{h} is not a picture's size")
+    for x, y in points:
+        if not (-w / 4 <= x <= w * 5 / 4 and -h / 4 <= y <= h * 5 / 4):
+            raise ConfigError(f"corner ({x:g}, {y:g}) is far off the {w}x{h} picture")
+    cx = sum(x for x, _ in points) / 4
+    cy = sum(y for _, y in points) / 4
+    if not (0 <= cx <= w and 0 <= cy <= h):
+        raise ConfigError(f"the board's middle ({cx:.0f}, {cy:.0f}) is off the {w}x{h} picture")
+    width, height = dimensions(board)
+    for i in range(4):
+        (ax, ay), (bx, by) = points[i], points[(i + 1) % 4]
+        cells = width if i % 2 == 0 else height
+        if ((bx - ax) ** 2 + (by - ay) ** 2) ** 0.5 < MIN_CELL_PIXELS * cells:
+            raise ConfigError(f"the board is too small on the picture: an edge of "
+                              f"{cells} cells spans under {MIN_CELL_PIXELS * cells} pixels")
 
 
 def _check_quad(points: Sequence[Tuple[float, float]]) -> None:
