@@ -2,6 +2,8 @@
 (tests, benchmarks, the colour model's training and the demo recording; never on the Pi)."""
 from .render import (Camera, GroundTruth, SceneParams, random_placement, random_scene,
                      render_frame, render_sequence)
+from .game import PhysicalBoard, TableCamera, battle_stacking, mover_angle, ply_frames, random_game
 
 __all__ = ["Camera", "GroundTruth", "SceneParams", "random_placement", "random_scene",
-           "render_frame", "render_sequence"]
+           "render_frame", "render_sequence", "PhysicalBoard", "TableCamera", "battle_stacking",
+           "mover_angle", "ply_frames", "random_game"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -63,6 +63,9 @@ class SceneParams:
     hand_reach: float = 3.0                            # how far the fingertips reach over the board, cells
     hand_angle_deg: float = 0.0                        # where the arm comes from
     hand_height: float = 3.0                           # cells above the board
+    # Fingertips over this board point (cells), arm still from hand_angle_deg; the fingers
+    # then slope down to just above the stones and hand_reach is ignored. None: as above.
+    hand_tip: Optional[Tuple[float, float]] = None
     stray_stones: int = 0                              # stones lying beside the board
     distortion_k1: float = 0.0                         # radial; negative = barrel
     blur_sigma: float = 0.0
@@ -263,18 +266,38 @@ def _capsule(p0: np.ndarray, p1: np.ndarray, width: float, n: int = 8) -> np.nda
     return np.array([p0 + nrm * r] + cap + [p0 - nrm * r])
 
 
-def _hand_polygons(scene: "SceneParams", width: int, height: int) -> List[np.ndarray]:
+#: With ``hand_tip``: height of the fingertips above the board (cells), holding a stone
+#: just above a stack; the finger that lands there (offset and length in the hand).
+TIP_HEIGHT = 0.9
+_TIP_FINGER = (0.32, 2.4)
+
+
+def _hand_polygons(scene: "SceneParams", width: int, height: int,
+                   camera_centre: Optional[np.ndarray] = None) -> List[np.ndarray]:
     """3-D outlines (board coordinates, cells) of forearm, palm, four fingers and thumb.
 
     The fingertips curl down a little below the palm; the forearm rises towards the elbow.
+    With ``scene.hand_tip`` the fingers slope down to ``TIP_HEIGHT`` and one fingertip is
+    placed where the camera (at ``camera_centre``) sees it over ``hand_tip``.
     """
     ang = math.radians(scene.hand_angle_deg)
     d = np.array([math.cos(ang), math.sin(ang)])       # from the board centre out to the elbow
     n = np.array([-d[1], d[0]])
-    centre = np.array([width / 2, height / 2])
-    edge = centre + d * (max(width, height) / 2 + scene.margin)
-    tip = edge - d * scene.hand_reach
     z = scene.hand_height
+    if scene.hand_tip is not None:
+        aim = np.asarray(scene.hand_tip, float)
+        zt = min(TIP_HEIGHT, z * 0.85)
+        if camera_centre is not None:
+            # On the camera's ray through the board point, at the fingertip's height.
+            C = np.asarray(camera_centre, float)
+            aim = aim + (C[:2] - aim) * zt / C[2]
+        off, length = _TIP_FINGER
+        # That finger's end is tip + d * (2.6 - length) + n * off * 1.15 (see below).
+        tip = aim - d * (2.6 - length) - n * off * 1.15
+    else:
+        centre = np.array([width / 2, height / 2])
+        edge = centre + d * (max(width, height) / 2 + scene.margin)
+        tip = edge - d * scene.hand_reach
     knuckles = tip + d * 2.4
     wrist = knuckles + d * 3.0
     elbow = wrist + d * 12.0
@@ -288,7 +311,12 @@ def _hand_polygons(scene: "SceneParams", width: int, height: int) -> List[np.nda
     for offset, length in zip((-0.95, -0.32, 0.32, 0.95), (1.8, 2.3, 2.4, 2.0)):
         base = knuckles + n * offset + d * 0.2
         end = base - d * length + n * offset * 0.15
-        parts.append(lift(_capsule(base, end, 0.55), np.full(8 + 2, z * 0.85)))
+        if scene.hand_tip is not None:
+            zt = min(TIP_HEIGHT, z * 0.85)
+            heights = np.array([z * 0.85] + [zt] * 8 + [z * 0.85])
+        else:
+            heights = np.full(8 + 2, z * 0.85)
+        parts.append(lift(_capsule(base, end, 0.55), heights))
     thumb_base = wrist - d * 1.2 - n * 1.1
     thumb_end = thumb_base - d * 1.3 - n * 1.0
     parts.append(lift(_capsule(thumb_base, thumb_end, 0.7), np.full(8 + 2, z * 0.9)))
@@ -324,11 +352,31 @@ def _board_texture(board: str, scene: SceneParams, ppc: int, rng: np.random.Gene
     return np.flipud(tex).copy()  # texture row 0 = top = highest rank
 
 
+def _persistent_draw(discs: np.ndarray, salt: float) -> float:
+    """A uniform 0..1 number fixed by a stack's bottom disc: what the random stream gives
+    per frame (albedo, glare) stays the same while a persistent stack stays put."""
+    x, y = float(discs[0][0]), float(discs[0][1])
+    v = math.sin(x * 12.9898 + y * 78.233 + salt * 37.719) * 43758.5453
+    return v - math.floor(v)
+
+
 def render_frame(placement: Placement, board: str, scene: SceneParams,
-                 rng: np.random.Generator) -> Tuple[np.ndarray, GroundTruth]:
+                 rng: np.random.Generator, *,
+                 stones: Optional[Mapping[str, np.ndarray]] = None,
+                 noise_rng: Optional[np.random.Generator] = None) -> Tuple[np.ndarray, GroundTruth]:
     """Render one BGR uint8 frame of ``placement`` on ``board`` and its ground truth.
 
     ``placement`` maps cell names to ``(colour, height)``, colour "red"|"black", height 1..3.
+
+    ``stones`` (optional) gives persistent stacks: ``{cell: array (height, 2)}``, each row
+    a disc centre in board coordinates (cells), bottom disc first. For those cells the
+    discs are drawn there (their count is the stack's height) instead of a fresh random
+    jitter and pile, and the stack's shade and glare depend on its bottom disc instead of
+    the random stream, so a stack that stays put looks the same in every frame.
+    ``noise_rng`` (optional) draws the sensor noise instead of ``rng``: with a fresh
+    ``rng`` of one seed per frame (table, board grain, stray stones fixed) and a running
+    ``noise_rng``, frames of an unchanged board differ by sensor noise only. Without
+    either, frames are exactly as before (same draws from ``rng``).
     """
     width, height = dimensions(board)
     cam = Camera(scene, board)
@@ -358,7 +406,7 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
 
     # Stacks: on the board (with jitter) and stray ones beside it. Each stone of a stack
     # sits a little off the stone below, as stacked by hand: (x, y) per stone.
-    stacks: List[Tuple[np.ndarray, str]] = []
+    stacks: List[Tuple[np.ndarray, str, bool]] = []   # discs, colour, persistent
     tops: Dict[str, np.ndarray] = {}
 
     def pile(x: float, y: float, count: int) -> np.ndarray:
@@ -367,26 +415,34 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
         return np.array([x, y]) + off
 
     for name, (color, stack_height) in placement.items():
+        if stones is not None and name in stones:
+            discs = np.asarray(stones[name], float).reshape(-1, 2)
+            if len(discs) == 0:
+                continue
+            stacks.append((discs, color, True))
+            tops[name] = np.array([*discs[-1], len(discs) * scene.stone_thickness])
+            continue
         f, r = cell_index(name)
         jx, jy = rng.uniform(-scene.jitter, scene.jitter, 2)
         discs = pile(f + 0.5 + jx, r + 0.5 + jy, int(stack_height))
-        stacks.append((discs, color))
+        stacks.append((discs, color, False))
         tops[name] = np.array([*discs[-1], int(stack_height) * scene.stone_thickness])
     for _ in range(scene.stray_stones):
         side = rng.integers(4)
         along = rng.uniform(0, width if side % 2 == 0 else height)
         out = rng.uniform(m + 0.6, m + 1.6)
         x, y = [(along, -out), (width + out, along), (along, height + out), (-out, along)][side]
-        stacks.append((pile(x, y, int(rng.integers(1, 3))), "red" if rng.random() < 0.5 else "black"))
+        stacks.append((pile(x, y, int(rng.integers(1, 3))), "red" if rng.random() < 0.5 else "black",
+                       False))
 
     # Hand and forearm: fingertips hand_reach cells inside the board edge, the arm coming
     # in from beyond it (sizes of an adult hand over 30 mm cells).
-    arm_parts = _hand_polygons(scene, width, height) if scene.hand else []
+    arm_parts = _hand_polygons(scene, width, height, cam.C) if scene.hand else []
 
     # Cast shadows onto the board plane.
     shadow = np.zeros((h, w), np.float32)
     shift = -light[:2] / max(light[2], 0.2)
-    for discs, color in stacks:
+    for discs, color, _ in stacks:
         top = len(discs) * scene.stone_thickness
         (x, y), (tx, ty) = discs[0], discs[-1]
         base = _circle(x, y, 0, scene.stone_radius)
@@ -405,11 +461,11 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
     # Stones, farthest from the camera first.
     spec = np.zeros((h, w), np.float32)
     order = sorted(stacks, key=lambda s: -np.linalg.norm(np.array([*s[0][0], 0]) - cam.C))
-    for discs, color in order:
+    for discs, color, fixed in order:
         x, y = discs[0]
         sh = len(discs)
         albedo = np.array(scene.red_color if color == "red" else scene.black_color, np.float32)
-        albedo = albedo * rng.uniform(0.92, 1.08)
+        albedo = albedo * (0.92 + 0.16 * _persistent_draw(discs, 1) if fixed else rng.uniform(0.92, 1.08))
         horiz = np.array([cam.C[0] - x, cam.C[1] - y])
         horiz /= max(np.linalg.norm(horiz), 1e-6)
         side_light = scene.ambient + direct * max(0.0, float(horiz @ light[:2])) * 0.9
@@ -433,8 +489,12 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
             z = sh * scene.stone_thickness
             tx, ty = discs[-1]
             gx, gy = tx + light[0] * scene.stone_radius * 0.4, ty + light[1] * scene.stone_radius * 0.4
-            blob = cam.project(_circle(gx, gy, z, scene.stone_radius * rng.uniform(0.25, 0.5)))
-            _fill(spec, blob, float(scene.glossy * rng.uniform(0.3, 0.8)))
+            if fixed:
+                size, shine = 0.25 + 0.25 * _persistent_draw(discs, 2), 0.3 + 0.5 * _persistent_draw(discs, 3)
+            else:
+                size, shine = rng.uniform(0.25, 0.5), rng.uniform(0.3, 0.8)
+            blob = cam.project(_circle(gx, gy, z, scene.stone_radius * size))
+            _fill(spec, blob, float(scene.glossy * shine))
 
     if arm_parts:
         albedo = np.array(scene.hand_color, np.float32)
@@ -483,7 +543,8 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
         img = cv2.GaussianBlur(img, (0, 0), scene.blur_sigma)
     img = img * 255.0
     if scene.noise_sigma > 0:
-        img += rng.normal(0, scene.noise_sigma, img.shape).astype(np.float32)
+        img += (rng if noise_rng is None else noise_rng).normal(
+            0, scene.noise_sigma, img.shape).astype(np.float32)
     bgr = np.clip(img, 0, 255).astype(np.uint8)
     if scene.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg_quality)])
