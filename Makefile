@@ -5,10 +5,13 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
+# Byte-compiled after pip, as a packaged install is: without bytecode every start compiles
+# the sources (and PYTHONDONTWRITEBYTECODE stops Python from caching them itself).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[test]'
+	$(VENV)/bin/python -m compileall -q fenix_table
 	touch $(STAMP)
 
 .PHONY: install demo play test bench colour-model recording

@@ -40,7 +40,7 @@ class Position:
     """
 
     __slots__ = ("geo", "board", "turn", "setup", "duty", "clock",
-                 "red", "black", "soldiers", "generals", "kings", "_key")
+                 "red", "black", "soldiers", "generals", "kings", "_key", "_fpn")
 
     def __init__(self, geo: Geometry, board: Tuple[int, ...], turn: int,
                  setup: Tuple[int, int], duty: str, clock: int, bitboards=None) -> None:
@@ -51,24 +51,10 @@ class Position:
         self.duty = duty
         self.clock = clock
         if bitboards is None:
-            red = black = s = g = k = 0
-            for i, v in enumerate(board):
-                if v:
-                    bit = 1 << i
-                    if v > 0:
-                        red |= bit
-                    else:
-                        black |= bit
-                    h = v if v > 0 else -v
-                    if h == 1:
-                        s |= bit
-                    elif h == 2:
-                        g |= bit
-                    else:
-                        k |= bit
-            bitboards = (red, black, s, g, k)
+            bitboards = _bitboards(board)
         self.red, self.black, self.soldiers, self.generals, self.kings = bitboards
         self._key = None
+        self._fpn = None
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -90,17 +76,22 @@ class Position:
         if size not in START_FPN:
             raise NotationError(f"FPN size: {size!r} is not 9x9 or 7x8")
         geo = geometry(size)
-        board = _parse_placement(geo, placement)
+        board, bitboards = _parse_placement(geo, placement)
         if side not in ("r", "b"):
             raise NotationError(f"FPN side: {side!r} is not r or b")
         turn = RED if side == "r" else BLACK
-        if len(setup_text) != 2 or not setup_text.isdigit():
+        # isdigit() alone would pass "²" or "٣", which int() rejects or reads as 3.
+        if len(setup_text) != 2 or not (setup_text.isascii() and setup_text.isdigit()):
             raise NotationError(f"FPN setup: {setup_text!r} is not two digits 0-5")
         setup = (int(setup_text[0]), int(setup_text[1]))
-        if not clock_text.isdigit():
+        if not (clock_text.isascii() and clock_text.isdigit()):
             raise NotationError(f"FPN clock: {clock_text!r} is not a whole number")
-        position = cls(geo, board, turn, setup, duty, int(clock_text))
+        clock = int(clock_text)
+        position = cls(geo, board, turn, setup, duty, clock, bitboards)
         position._validate()
+        # Every field as it is written: a placement that parses is already in its one
+        # form (no 0 or split counts), and only the clock may have had leading zeros.
+        position._fpn = f"{size} {placement} {side} {setup_text} {duty} {clock}"
         return position
 
     @classmethod
@@ -153,13 +144,15 @@ class Position:
                 raise NotationError(f"FPN duty: {self.duty!r} during setup (must be -)")
             if self.clock != 0:
                 raise NotationError(f"FPN clock: {self.clock} during setup (must be 0)")
-        for color, name in ((RED, "red"), (BLACK, "black")):
-            stones = sum(abs(v) for v in self.board if v * color > 0)
+        for pieces, name in ((self.red, "red"), (self.black, "black")):
+            # A soldier is one stone, a General two, a King three.
+            stones = (pieces.bit_count() + (pieces & self.generals).bit_count() +
+                      2 * (pieces & self.kings).bit_count())
             if stones > geo.stones_per_side:
                 raise NotationError(
                     f"FPN placement: {stones} {name} stones (at most {geo.stones_per_side} "
                     f"on {geo.size})")
-            kings = sum(1 for v in self.board if v == 3 * color)
+            kings = (pieces & self.kings).bit_count()
             if kings > 1:
                 raise NotationError(f"FPN placement: {kings} {name} Kings (at most one)")
         has_king = bool(self.kings & self.own)
@@ -171,6 +164,11 @@ class Position:
 
     # -- text ---------------------------------------------------------------------
     def fpn(self) -> str:
+        if self._fpn is None:
+            self._fpn = self._format_fpn()
+        return self._fpn
+
+    def _format_fpn(self) -> str:
         geo = self.geo
         ranks = []
         for r in range(geo.height - 1, -1, -1):
@@ -303,36 +301,90 @@ class Position:
         return "\n".join(lines)
 
 
-def _parse_placement(geo: Geometry, placement: str) -> Tuple[int, ...]:
+_DIGITS = frozenset("0123456789")
+# Parsed ranks, per board width: {rank text: (cells, packed)}, where ``packed`` holds the
+# rank's five bitboards (bit f for file f) in one int, red in the lowest n bits (the
+# board's cell count), then black, soldiers, Generals and Kings: shifting it by a rank moves
+# all five at once. A game's positions share most ranks, so parsing an FPN is mostly
+# dictionary look-ups. Emptied when it grows past _RANK_CACHE_SIZE (a stream of ever
+# different ranks costs a parse each, as without a cache).
+_RANK_CACHE: Dict[int, Dict[str, tuple]] = {}
+_RANK_CACHE_SIZE = 1 << 16
+
+
+def _parse_placement(geo: Geometry, placement: str) -> Tuple[Tuple[int, ...], tuple]:
+    """``(board, (red, black, soldiers, generals, kings))`` of an FPN placement field."""
     ranks = placement.split("/")
-    if len(ranks) != geo.height:
+    height, width = geo.height, geo.width
+    if len(ranks) != height:
         raise NotationError(
-            f"FPN placement: {len(ranks)} ranks, the {geo.size} board has {geo.height}")
-    board = [0] * geo.n
-    for row, text in enumerate(ranks):
-        rank = geo.height - 1 - row
-        f = 0
-        digits = ""
-        for ch in text + "|":
-            if ch.isdigit():
-                digits += ch
-                continue
-            if digits:
-                if digits.startswith("0"):
-                    raise NotationError(f"FPN placement: bad empty-cell count in rank {rank + 1}")
-                f += int(digits)
-                digits = ""
-            if ch == "|":
-                break
-            if ch not in _CHAR_PIECES:
-                raise NotationError(
-                    f"FPN placement: unknown piece {ch!r} in rank {rank + 1} (use S G K s g k)")
-            if f >= geo.width:
-                raise NotationError(
-                    f"FPN placement: rank {rank + 1} has more than {geo.width} cells")
-            board[rank * geo.width + f] = _CHAR_PIECES[ch]
-            f += 1
-        if f != geo.width:
+            f"FPN placement: {len(ranks)} ranks, the {geo.size} board has {height}")
+    cache = _RANK_CACHE.get(width)
+    if cache is None:
+        cache = _RANK_CACHE[width] = {}
+    board = ()
+    packed = 0
+    for row, text in enumerate(ranks):   # top rank first: earlier ranks shift up
+        parsed = cache.get(text)
+        if parsed is None:
+            parsed = _parse_rank(geo, text, height - row)
+            if len(cache) >= _RANK_CACHE_SIZE:
+                cache.clear()
+            cache[text] = parsed
+        board = parsed[0] + board
+        packed = packed << width | parsed[1]
+    n, full = geo.n, geo.full
+    return board, (packed & full, packed >> n & full, packed >> 2 * n & full,
+                   packed >> 3 * n & full, packed >> 4 * n)
+
+
+def _parse_rank(geo: Geometry, text: str, number: int) -> tuple:
+    """``(cells, packed)`` of rank ``number``'s FPN text (see :data:`_RANK_CACHE`)."""
+    width = geo.width
+    cells = [0] * width
+    f = 0
+    digits = ""
+    for ch in text + "|":
+        if ch in _DIGITS:
+            digits += ch
+            continue
+        if digits:
+            if digits.startswith("0"):
+                raise NotationError(f"FPN placement: bad empty-cell count in rank {number}")
+            f += int(digits)
+            digits = ""
+        if ch == "|":
+            break
+        if ch not in _CHAR_PIECES:
             raise NotationError(
-                f"FPN placement: rank {rank + 1} has {f} cells, expected {geo.width}")
-    return tuple(board)
+                f"FPN placement: unknown piece {ch!r} in rank {number} (use S G K s g k)")
+        if f >= width:
+            raise NotationError(f"FPN placement: rank {number} has more than {width} cells")
+        cells[f] = _CHAR_PIECES[ch]
+        f += 1
+    if f != width:
+        raise NotationError(f"FPN placement: rank {number} has {f} cells, expected {width}")
+    packed = 0
+    for i, bits in enumerate(_bitboards(cells)):
+        packed |= bits << i * geo.n
+    return tuple(cells), packed
+
+
+def _bitboards(cells) -> Tuple[int, int, int, int, int]:
+    """``(red, black, soldiers, generals, kings)``: bit ``i`` set for ``cells[i]``."""
+    red = black = soldiers = generals = kings = 0
+    for i, v in enumerate(cells):
+        if v:
+            bit = 1 << i
+            if v > 0:
+                red |= bit
+            else:
+                black |= bit
+            h = v if v > 0 else -v
+            if h == 1:
+                soldiers |= bit
+            elif h == 2:
+                generals |= bit
+            else:
+                kings |= bit
+    return red, black, soldiers, generals, kings

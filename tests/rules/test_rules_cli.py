@@ -48,6 +48,10 @@ def test_legal_bad_input_is_one_line_and_status_2():
         (["legal", "--option", "colour=blue", "--position", START_FPN["9x9"]], "", "unknown rules option"),
         (["legal", "--option", "no_move=maybe", "--position", START_FPN["9x9"]], "", "no_move"),
         (["legal", "--rules", "blitz", "--position", START_FPN["9x9"]], "", "unknown rules preset"),
+        (["legal", "--position", "9x9 9/9/9/9/9/9/9/9/K8 r 55 - \u00b2"], "",
+         "--position: FPN clock: '\u00b2' is not a whole number"),
+        (["legal"], START_FPN["9x9"] + "\n9x9 9/9/9/9/9/9/9/9/K8 r \u00b25 - 0\n",
+         "line 2: FPN setup: '\u00b25' is not two digits"),
     ]:
         result = run(args, stdin)
         assert result.returncode == 2

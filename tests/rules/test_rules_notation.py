@@ -40,10 +40,45 @@ def test_start_positions_parse_and_format_exactly():
     ("9x9 9/9/9/9/9/9/9/9/K8 r 55 K 0", "has a King"),
     ("9x9 9/9/9/9/9/9/9/9/S8 r 55 - 0", "duty must be K"),
     ("7x8 GGGGGGG/GGGG3/7/7/7/7/7/K6 r 55 - 0", "25 red stones"),
+    # Digits other than ASCII 0-9 pass str.isdigit(), but are no FPN digits.
+    ("9x9 9/9/9/9/9/9/9/9/K8 r 55 - \u00b2", "FPN clock: '\u00b2' is not a whole number"),
+    ("9x9 9/9/9/9/9/9/9/9/K8 r 55 - 1\u0663", "FPN clock"),
+    ("9x9 9/9/9/9/9/9/9/9/K8 r \u00b25 - 0", "FPN setup: '\u00b25' is not two digits"),
+    ("9x9 9/9/9/9/9/9/9/9/K8 r 5\u0665 - 0", "FPN setup"),
+    ("9x9 9/9/9/9/9/9/9/9/K\u00b2 r 55 - 0", "unknown piece '\u00b2' in rank 1"),
+    ("9x9 9/9/9/9/9/9/9/9/K\u0668 r 55 - 0", "unknown piece '\u0668' in rank 1"),
 ])
 def test_malformed_fpn_names_the_field(text, field):
     with pytest.raises(NotationError, match=field):
         Position.from_fpn(text)
+
+
+def test_fpn_is_written_in_its_one_form():
+    """fpn() of a parsed position is the line with single spaces and the clock without
+    leading zeros, as formatting the board again gives it."""
+    pos = Position.from_fpn("  7x8 7/7/7/7/7/7/7/K5k\tb 55  -  007 ")
+    assert pos.fpn() == "7x8 7/7/7/7/7/7/7/K5k b 55 - 7" == pos._format_fpn()
+    assert Position.from_fpn(pos.fpn()) == pos
+    for text in START_FPN.values():
+        assert Position.from_fpn(text)._format_fpn() == text
+
+
+def test_ranks_parse_the_same_from_the_cache():
+    """Ranks are parsed once and then looked up; a position made of looked-up ranks has
+    the same board, bitboards and errors as one parsed afresh."""
+    from fenix_table.rules import position as module
+    text = "9x9 3sss1kg/3ssssg1/S3gs1ss/1S3ssss/KSS3sss/SS1G4s/SSS1S3s/SS1SSG3/SSS1SGS2 b 55 - 1"
+    module._RANK_CACHE.clear()
+    fresh = Position.from_fpn(text)
+    cached = Position.from_fpn(text)
+    rebuilt = Position(fresh.geo, fresh.board, fresh.turn, fresh.setup, fresh.duty, fresh.clock)
+    for pos in (cached, rebuilt):
+        assert pos == fresh and pos.fpn() == text
+        assert (pos.red, pos.black, pos.soldiers, pos.generals, pos.kings) == \
+            (fresh.red, fresh.black, fresh.soldiers, fresh.generals, fresh.kings)
+    for _ in range(2):   # the second time the bad rank's neighbours come from the cache
+        with pytest.raises(NotationError, match="rank 2 has 10 cells"):
+            Position.from_fpn(text.replace("/SS1SSG3/", "/SS1SSG4/"))
 
 
 def test_setup_counters_55_fit_either_side():
