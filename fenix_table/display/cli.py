@@ -38,8 +38,17 @@ def register(subparsers) -> None:
     run.add_argument("--calibration", metavar="FILE", help="a saved calibration (JSON)")
     run.add_argument("--db", "--database", dest="database", metavar="FILE",
                      help="game archive (SQLite; default: the configured one, else the user data folder)")
-    run.add_argument("--resume", action="store_true",
-                     help="continue the most recent unfinished game from the archive")
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument("--resume", action="store_true",
+                        help="continue the most recent unfinished game from the archive "
+                             "(an error when there is none)")
+    resume.add_argument("--continue", dest="continue_game", action="store_true",
+                        help="continue the table's last game if it is unfinished, else start "
+                             "a new one (the service starts with this, so a restart loses "
+                             "nothing)")
+    run.add_argument("--fps", type=float, metavar="N",
+                     help="pace of a video file or image folder given as --camera, frames per "
+                          "second (default: the video's own, else 8)")
     run.set_defaults(handler=run_command)
 
     demo = subparsers.add_parser(
@@ -71,9 +80,20 @@ def _config(args):
     return load_config(getattr(args, "config", None))
 
 
+#: Exit status of ``run`` for a broken configuration (sysexits' EX_CONFIG): the only
+#: failure a restart cannot mend, so the service unit's ``RestartPreventExitStatus``.
+EXIT_CONFIG = 78
+
+
 def run_command(args) -> int:
+    from ..errors import ConfigError
     from .main import run_table
-    return run_table(args, _config(args))
+    try:
+        return run_table(args, _config(args))
+    except ConfigError as error:
+        import sys
+        print(f"fenix-table: {error}", file=sys.stderr)
+        return EXIT_CONFIG
 
 
 def demo_command(args) -> int:

@@ -140,12 +140,21 @@ class _Files:
     def __init__(self, out: str) -> None:
         self.out = out
         self.written: List[str] = []
-        os.makedirs(out, exist_ok=True)
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise ConfigError(f"--out {out}: a file, not a folder; choose another --out")
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"--out {out}: cannot make the folder: {error.strerror}") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ConfigError(f"--out {out}: cannot write there; choose another --out")
         self._ours = set()
         try:
             with open(os.path.join(out, self.MANIFEST), encoding="utf-8") as fh:
-                self._ours = {line.strip() for line in fh if line.strip()}
-        except OSError:
+                self._ours = {line.strip() for line in fh.read(1_000_000).splitlines()
+                              if line.strip() and os.sep not in line and
+                              not line.strip().startswith(".")}
+        except (OSError, UnicodeDecodeError):
             pass
 
     def path(self, name: str) -> str:
@@ -159,8 +168,11 @@ class _Files:
         return path
 
     def _save(self) -> None:
-        with open(os.path.join(self.out, self.MANIFEST), "w", encoding="utf-8") as fh:
-            fh.write("".join(f"{name}\n" for name in sorted(self._ours | set(self.written))))
+        try:
+            with open(os.path.join(self.out, self.MANIFEST), "w", encoding="utf-8") as fh:
+                fh.write("".join(f"{name}\n" for name in sorted(self._ours | set(self.written))))
+        except OSError as error:
+            raise ConfigError(f"--out {self.out}: cannot write there: {error.strerror}") from None
 
     def finish(self) -> None:
         """Remove what the demo wrote last time and did not write again."""
@@ -206,7 +218,9 @@ class _DemoScreen:
         if self.writer.isOpened():
             self.writer.write(bgr)
         if changed or self.result.images == 0:
-            cv2.imwrite(self.files.path(f"display-{table.index:04d}.png"), bgr)
+            path = self.files.path(f"display-{table.index:04d}.png")
+            if not cv2.imwrite(path, bgr):
+                raise ConfigError(f"cannot write {path} (disk full?)")
             self.result.images += 1
         return drew
 

@@ -6,7 +6,7 @@ import logging
 import sys
 from typing import Optional
 
-from ..errors import CameraError, ConfigError
+from ..errors import CameraError, ConfigError, RecordError
 
 log = logging.getLogger(__name__)
 
@@ -65,17 +65,26 @@ def run_table(args, config) -> int:
 
     spec = choose_source(args.camera, config)
     camera = config.camera if config is not None else None
-    first = open_camera(spec, camera)
+    fps = getattr(args, "fps", None)
+    if fps is not None and not 0 < fps <= 240:
+        raise ConfigError(f"--fps {fps:g}: give frames per second between 0 and 240")
     if _is_recording(spec):
-        feed = RecordedFeed(first, fps=getattr(first, "fps", None) or 8.0)
+        first = open_camera(spec, camera)   # a missing file is the user's to fix: one line
+        feed = RecordedFeed(first, fps=fps or getattr(first, "fps", None) or 8.0)
     else:
-        opened = [first]
+        # A live camera that is not there yet (booting, unplugged) is waited for: the
+        # table shows "camera lost" and tries again, ever less often.
+        from ..vision import open_source
+        opened = []
+        try:
+            opened.append(open_source(spec, camera))
+        except CameraError as error:
+            log.warning("waiting for the camera: %s", NO_CAMERA.format(reason=error))
 
         def reopen():
-            # The first open is the one already checked; later ones follow failures.
+            # The first open is the one already made; later ones follow failures.
             if opened:
                 return opened.pop()
-            from ..vision import open_source
             return open_source(spec, camera)
 
         feed = FrameGrabber(reopen)
@@ -88,7 +97,7 @@ def run_table(args, config) -> int:
         mode=args.mode or (config.referee.mode if config is not None else "referee"),
         options=tuple(dict(config.rules.options).items()) if config is not None and
         not args.rules else (),
-        tags=(("Event", "fenix-table run"),))
+        tags=(("Event", RUN_EVENT),))
     calibration = None
     calibration_file = args.calibration or (config.board.calibration if config is not None else "")
     if calibration_file:
@@ -105,6 +114,8 @@ def run_table(args, config) -> int:
         if not unfinished:
             raise ConfigError("--resume: there is no unfinished game in the archive")
         resume = max(unfinished, key=lambda g: g.id).id
+    elif getattr(args, "continue_game", False):
+        resume = continued_game(store)
     lights = lights_sink(config)
     ui = UiState(language=args.language or (display.language if display else "en"),
                  rotation=args.rotate if args.rotate is not None else
@@ -114,9 +125,18 @@ def run_table(args, config) -> int:
     stable = config.referee.stable_frames if config is not None else 3
     table = None
     try:
-        table = Table(setup, record=record, sinks=[lights] if lights is not None else [],
-                      model=TableModel(), stable_frames=stable, calibration=calibration,
-                      resume=resume)
+        try:
+            table = Table(setup, record=record, sinks=[lights] if lights is not None else [],
+                          model=TableModel(), stable_frames=stable, calibration=calibration,
+                          resume=resume)
+        except RecordError as error:
+            if resume is None or args.resume:
+                raise
+            # --continue: a stored game that no longer replays must not keep the table
+            # down; it stays in the archive as it is and a new game starts.
+            log.warning("not continuing game %s: %s; starting a new game", resume, error)
+            table = Table(setup, record=record, sinks=[lights] if lights is not None else [],
+                          model=TableModel(), stable_frames=stable, calibration=calibration)
         size = args.size or ((display.width, display.height) if display and display.width
                              else (0, 0))
         fullscreen = args.fullscreen
@@ -141,6 +161,20 @@ def run_table(args, config) -> int:
             pygame.quit()
         except ImportError:
             pass
+
+
+#: The Event tag of the games ``run`` records (``--continue`` goes on with these only).
+RUN_EVENT = "fenix-table run"
+
+
+def continued_game(store) -> Optional[int]:
+    """The game ``run --continue`` goes on with: the newest game the table recorded
+    (``run``, not ``track`` or an import), when it is unfinished; else None (a new game).
+    That is what a restart after a crash, a power cut or a lost camera wants."""
+    own = [g for g in store.list_games() if g.tags.get("Event") == RUN_EVENT]
+    if own and own[-1].result == "*":
+        return own[-1].id
+    return None
 
 
 def _is_recording(spec: str) -> bool:

@@ -76,15 +76,31 @@ def run_track(args) -> int:
         from ..config import load_config
         keep = load_config(getattr(args, "config", None)).record.save_frames
     record = GameRecorder(store, save_frames=keep)
-    table = Table(setup, record=record, sinks=[EventPrinter(sys.stdout, as_json=args.json)],
+    source = open_source(args.source)   # a missing source is named before a game is opened
+    seen = _BoardSeen()
+    table = Table(setup, record=record,
+                  sinks=[EventPrinter(sys.stdout, as_json=args.json)],
                   stable_frames=args.stable_frames, calibration=calibration,
                   vision_board=board, resume=args.resume)
+    watched = table.feed
+
+    def feed(frame, index):
+        changed = watched(frame, index)
+        if table.result is not None and table.result.stable is not None:
+            seen.found = True   # the board was read, still, at least once
+        return changed
+
+    table.feed = feed
     try:
-        run(table, RecordedFeed(open_source(args.source)))
+        run(table, RecordedFeed(source))
     finally:
         table.close()
-    if table.referee is None:
-        raise BoardNotFoundError(f"no board found in {args.source}")
+    if table.referee is None or not seen.found:
+        where = f"no {board} board" if board != "auto" else "no board"
+        if table.game_id is not None and args.resume is None and \
+                store.move_count(table.game_id) == 0:
+            store.delete(table.game_id)   # an empty game the run opened: not a game
+        raise BoardNotFoundError(f"{where} found in {args.source}; nothing recorded")
     if args.output:
         text = store.export_fgn(table.game_id)
         try:
@@ -94,3 +110,10 @@ def run_track(args) -> int:
             raise RecordError(f"cannot write {args.output}: {error.strerror}") from None
     store.close()
     return 0
+
+
+class _BoardSeen:
+    """Whether the board was ever read still (a ``track`` that never did records
+    nothing: e.g. ``--board 9x9`` on frames of a 7x8 board)."""
+
+    found = False

@@ -260,14 +260,17 @@ class Table:
 
 
 class _Stop:
-    """SIGTERM (systemd stop) and SIGINT end the loop at the next turn of it."""
+    """SIGTERM (systemd stop), SIGHUP (the terminal went away) and SIGINT end the loop at
+    the next turn of it; the game is saved and closed as on any other stop."""
 
     def __init__(self) -> None:
         self.requested = False
         self._previous: Dict = {}
 
     def __enter__(self) -> "_Stop":
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
+            if sig is None:
+                continue
             try:
                 self._previous[sig] = signal.signal(sig, self._handle)
             except ValueError:   # not the main thread (tests): Ctrl-C stays an exception

@@ -27,8 +27,9 @@ class FrameGrabber:
     """Reads frames in a background thread, keeping only the newest.
 
     ``open_source`` returns a :class:`~fenix_table.vision.FrameSource` (or raises
-    CameraError); it is called again ``retry_seconds`` after the source fails. A source
-    that ends (a video file) sets :attr:`ended`.
+    CameraError); after a failure it is called again, first ``retry_seconds`` later, then
+    after twice as long each time up to ``max_retry_seconds`` (back to ``retry_seconds``
+    once frames come). A source that ends (a video file) sets :attr:`ended`.
 
     :meth:`latest` hands each frame out at most once; frames replaced before anyone took
     them are counted in :attr:`dropped`. :meth:`lost` is the camera-lost message (or
@@ -36,9 +37,13 @@ class FrameGrabber:
     """
 
     def __init__(self, open_source: Callable[[], object], *, retry_seconds: float = 1.0,
-                 stall_seconds: float = 3.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_retry_seconds: float = 30.0, stall_seconds: float = 3.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._open = open_source
         self.retry_seconds = retry_seconds
+        self.max_retry_seconds = max(retry_seconds, max_retry_seconds)
+        self._backoff = retry_seconds
+        self.waits: list = []   # every wait before a retry, seconds (the backoff, for tests)
         self.stall_seconds = stall_seconds
         self.clock = clock
         self._lock = threading.Lock()
@@ -89,6 +94,7 @@ class FrameGrabber:
                 self.read += 1
                 self.error = None
                 self.last_frame_at = self.clock()
+            self._backoff = self.retry_seconds   # delivering again: the next retry is quick
             index += 1
             self._fresh.set()
         self._close_source()
@@ -97,8 +103,10 @@ class FrameGrabber:
         with self._lock:
             self.error = message
             self.failures += 1
-        log.warning("camera: %s", message)
-        self._stop.wait(self.retry_seconds)
+        wait, self._backoff = self._backoff, min(self._backoff * 2, self.max_retry_seconds)
+        self.waits.append(wait)
+        log.warning("camera: %s (trying again in %.0f s)", message, wait)
+        self._stop.wait(wait)
 
     def _close_source(self) -> None:
         source, self._source = self._source, None
@@ -141,6 +149,9 @@ class RecordedFeed:
     frame the feed never ends, like a camera looking at a board nobody touches (the demo
     in a window stays up until it is closed)."""
 
+    #: Unreadable frames in a row after which the recording counts as a lost camera.
+    LOST_AFTER = 5
+
     def __init__(self, source, fps: Optional[float] = None, hold: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.source = source
@@ -151,6 +162,8 @@ class RecordedFeed:
         self.ended = False
         self.read = 0
         self.skipped = 0
+        self.bad_run = 0          # unreadable frames in a row, now
+        self._last_error = ""
         self._index = 0
         self._due: Optional[float] = None
 
@@ -169,26 +182,35 @@ class RecordedFeed:
                 return None
             if wait > 0:
                 time.sleep(wait)
-        while True:
-            index = self._index
-            self._index += 1
-            try:
-                frame = self.source.read()
-            except StopIteration:
-                self.finished = True
-                self.ended = not self.hold
-                return None
-            except CameraError as error:
-                self.skipped += 1
-                log.warning("frame %d skipped: %s", index, error)
-                continue
-            break
+        index = self._index
+        self._index += 1
+        try:
+            frame = self.source.read()
+        except StopIteration:
+            self.finished = True
+            self.ended = not self.hold
+            return None
+        except CameraError as error:
+            # One turn of the loop per unreadable frame, so a run of them shows as a
+            # lost camera while it lasts.
+            self.skipped += 1
+            self.bad_run += 1
+            self._last_error = str(error)
+            log.warning("frame %d skipped: %s", index, error)
+            if self.fps:
+                self._due = max(self._due or 0.0, self.clock() - 1.0) + 1.0 / self.fps
+            return None
+        self.bad_run = 0
         self.read += 1
         if self.fps:
             self._due = max(self._due or 0.0, self.clock() - 1.0) + 1.0 / self.fps
         return index, frame
 
     def lost(self) -> Optional[str]:
+        """"N unreadable frames in a row" while a run of at least :attr:`LOST_AFTER`
+        lasts, else None."""
+        if self.bad_run >= self.LOST_AFTER:
+            return f"{self.bad_run} unreadable frames in a row ({self._last_error})"
         return None
 
     def stop(self) -> None:
