@@ -199,11 +199,14 @@ def test_real_install_needs_root():
 
 def test_unit_matches_install_script_and_does_its_job():
     unit = unit_settings()
-    assert unit["ExecStart"] == ["/opt/fenix-table/venv/bin/fenix-table run"]
+    # A restart goes on with the unfinished game (or starts one when there is none).
+    assert unit["ExecStart"] == ["/opt/fenix-table/venv/bin/fenix-table run --continue"]
     assert unit["Type"] == ["notify"] and int(unit["WatchdogSec"][0]) > 0
     assert unit["Restart"] == ["on-failure"]
-    # fenix-table exits 2 for user-caused errors (cli.py): restarting would only loop.
-    assert unit["RestartPreventExitStatus"] == ["2"]
+    # Only a broken configuration (run exits 78, display/cli.py EXIT_CONFIG) stops the
+    # restarts: no camera yet or a locked archive must not keep the table down.
+    from fenix_table.display.cli import EXIT_CONFIG
+    assert unit["RestartPreventExitStatus"] == [str(EXIT_CONFIG)]
     assert unit["User"] == ["fenix"]
     assert {"video", "gpio", "render", "input"} <= set(unit["SupplementaryGroups"][0].split())
     assert unit["StandardOutput"] == ["journal"] and unit["StandardError"] == ["journal"]
