@@ -18,6 +18,16 @@ def _size(text: str):
     return width, height
 
 
+def _fps(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of frames per second") from None
+    if not 0 < value <= 240:
+        raise argparse.ArgumentTypeError(f"{text}: give frames per second between 0 and 240")
+    return value
+
+
 def register(subparsers) -> None:
     run = subparsers.add_parser(
         "run", help="the table: camera, referee, display, lights and record",
@@ -46,7 +56,7 @@ def register(subparsers) -> None:
                         help="continue the table's last game if it is unfinished, else start "
                              "a new one (the service starts with this, so a restart loses "
                              "nothing)")
-    run.add_argument("--fps", type=float, metavar="N",
+    run.add_argument("--fps", type=_fps, metavar="N",
                      help="pace of a video file or image folder given as --camera, frames per "
                           "second (default: the video's own, else 8)")
     run.set_defaults(handler=run_command)
