@@ -262,3 +262,362 @@ def _other_program(tmp: Path) -> Path:
     con.commit()
     con.close()
     return path
+
+
+# -- faults ------------------------------------------------------------------------------
+
+def _popen(argv, env=None):
+    environ = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
+                   PYTHONPATH=str(PROGRAM), LC_ALL="C.UTF-8", FENIX_TABLE_CONFIG="")
+    environ.pop("DISPLAY", None)
+    environ.update(env or {})
+    return subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=environ, cwd=str(PROGRAM))
+
+
+def kill_track(tmp: Path, seed: int) -> None:
+    """kill -9 ``track`` at a random moment: the archive still opens and holds every move
+    ``track`` printed (it prints a move only once it is on disk)."""
+    import json
+    import random
+    import signal
+    import time
+
+    rec = recording_copy(tmp / "rec", 132) if not (tmp / "rec").exists() else tmp / "rec"
+    db = tmp / f"kill-{seed}.sqlite3"
+    proc = _popen(["-m", "fenix_table.cli", "track", str(rec), "--db", str(db), "--json"])
+    time.sleep(random.Random(seed).uniform(0.3, 4.0))
+    proc.send_signal(signal.SIGKILL)
+    out, _ = proc.communicate(timeout=30)
+    announced = [json.loads(line)["move"] for line in out.decode().splitlines()
+                 if line.strip() and '"move_committed"' in line]
+    if not db.exists():
+        assert not announced, "moves announced, no archive"
+        return
+    code, listing, err = fenix(["games", "list", "--db", str(db), "--json"])
+    assert code == 0, f"archive unreadable after kill -9: {err}"
+    stored = [m for moves in game_moves(db).values() for m in moves]
+    assert stored[:len(announced)] == announced, f"announced {announced}, stored {stored}"
+
+
+RECORD_SCRIPT = r"""
+import sys
+from fenix_table.record import GameStore
+from fenix_table.rules import Game, Position, Rules
+moves = sys.argv[2].split(",")
+store = GameStore(sys.argv[1])
+start = Position.start("7x8")
+gid = store.new_game(start.fpn(), "official")
+game = Game(start, Rules.preset("official"))
+for i, token in enumerate(moves * 50, 1):
+    if i > len(moves):
+        gid = store.new_game(start.fpn(), "official") if (i - 1) % len(moves) == 0 else gid
+        if (i - 1) % len(moves) == 0:
+            game = Game(start, Rules.preset("official"))
+    game.push(token)
+    ply = len(game.moves)
+    store.add_move(gid, ply, token, game.position.fpn())
+    print(gid, ply, token, flush=True)
+"""
+
+
+def kill_recording(tmp: Path, seed: int) -> None:
+    """kill -9 a process committing moves as fast as it can: every move it reported as
+    written is in the archive, and the archive opens."""
+    import json
+    import random
+    import signal
+    import time
+
+    script = json.loads((RECORDING / "script.json").read_text())
+    db = tmp / f"rec-{seed}.sqlite3"
+    proc = _popen(["-c", RECORD_SCRIPT, str(db), ",".join(script["moves"])])
+    time.sleep(random.Random(seed).uniform(0.5, 2.0))
+    proc.send_signal(signal.SIGKILL)
+    out, _ = proc.communicate(timeout=30)
+    reported: Dict[int, List[str]] = {}
+    for line in out.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            reported.setdefault(int(parts[0]), []).append(parts[2])
+    stored = game_moves(db)
+    for gid, moves in reported.items():
+        assert stored.get(gid, [])[:len(moves)] == moves, f"game {gid}: lost moves"
+
+
+def full_disk(tmp: Path) -> None:
+    """The disk fills while a game is recorded: the writes fail with one line, the moves
+    wait in order, and once there is room again all of them are written."""
+    from fenix_table.errors import RecordError
+    from fenix_table.record import GameRecorder, GameStore
+    from fenix_table.referee import events as ev
+    from fenix_table.rules import Game, Position, Rules
+
+    store = GameStore(str(tmp / "full.sqlite3"))
+    recorder = GameRecorder(store)
+    start = Position.start("7x8")
+    recorder.new_game(start, Rules.preset("official"), "referee")
+    game = Game(start, Rules.preset("official"))
+    tokens = ["a1-b1", "g8-f8", "a2-b2", "g7-f7"]
+    real = store._db
+
+    class FullDisk:
+        """The connection as SQLite sees a full disk: every write fails with SQLITE_FULL."""
+        full = False
+
+        def execute(self, sql, *args):
+            if self.full and sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+                raise sqlite3.OperationalError("database or disk is full")
+            return real.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    disk = FullDisk()
+    store._db = disk
+    failed = 0
+    for i, token in enumerate(tokens, 1):
+        before = game.position.fpn()
+        game.push(token)
+        disk.full = i in (2, 3)   # the disk is full for the second and third moves
+        event = ev.MoveCommitted(ply=i, move=token, fpn_before=before,
+                                 fpn_after=game.position.fpn(), side="red")
+        try:
+            recorder.handle([event])
+        except RecordError as error:
+            failed += 1
+            assert "\n" not in str(error) and "full" in str(error), str(error)
+    assert failed == 2 and recorder.pending == 0, "the full disk went unnoticed"
+    assert [m.token for m in store.moves(recorder.game_id)] == tokens
+    store.close()
+
+
+def locked_archive(tmp: Path) -> None:
+    """Another program holds the archive's write lock for 2 s: an import waits for it and
+    succeeds."""
+    import threading
+    import time
+
+    db = archive_with_game(tmp / "locked.sqlite3")
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    threading.Timer(2.0, lambda: holder.execute("COMMIT")).start()
+    began = time.monotonic()
+    code, out, err = fenix(["games", "import", str(_fgn(tmp, FGN_7X8, "l.fgn")), "--db", str(db)])
+    holder.close()
+    assert code == 0, f"exit {code}: {err}"
+    assert time.monotonic() - began >= 1.5 and len(game_moves(db)) == 2
+
+
+def read_only_archive(tmp: Path) -> None:
+    """An archive (and its folder) nobody may write: list still shows the games; an
+    import says read-only on one line; the file is unchanged."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="fenix-ro-", dir="/tmp"))
+    os.chmod(folder, 0o755)
+    db = archive_with_game(folder / "games.sqlite3")
+    for extra in ("-wal", "-shm"):
+        Path(str(db) + extra).unlink(missing_ok=True)
+    before = db.read_bytes()
+    os.chmod(db, 0o444)
+    os.chmod(folder, 0o555)
+    env = {}
+    prefix: List[str] = []
+    if os.geteuid() == 0:   # root may write anything: be nobody
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        env = {"HOME": str(folder)}
+    try:
+        def as_user(argv):
+            environ = dict(os.environ, PYTHONPATH=str(PROGRAM), LC_ALL="C.UTF-8",
+                           FENIX_TABLE_CONFIG="", **env)
+            done = subprocess.run(prefix + [sys.executable, "-m", "fenix_table.cli", *argv],
+                                  capture_output=True, env=environ, cwd="/", timeout=60)
+            return done.returncode, done.stdout.decode(), done.stderr.decode()
+        code, out, err = as_user(["games", "list", "--db", str(db)])
+        assert code == 0 and "7x8" in out, f"list: exit {code} {err}"
+        fgn = Path("/tmp") / f"fenix-ro-{os.getpid()}.fgn"
+        fgn.write_text(FGN_7X8)
+        os.chmod(fgn, 0o644)
+        code, out, err = as_user(["games", "import", str(fgn), "--db", str(db)])
+        fgn.unlink()
+        assert code == 2 and len(one_line(err)) == 1 and "read-only" in err, err
+    finally:
+        os.chmod(folder, 0o755)
+        os.chmod(db, 0o644)
+    assert db.read_bytes() == before
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def garbage_in_archive(tmp: Path) -> None:
+    """A page of garbage in the archive: list and show answer or say one line, never
+    write to the file."""
+    db = tmp / "garbage.sqlite3"
+    from fenix_table.record import GameStore
+    with GameStore(str(db)) as store:
+        for _ in range(30):
+            store.import_fgn(FGN_7X8)
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    data = bytearray(db.read_bytes())
+    page = 4096
+    at = (len(data) // page - 1) * page
+    data[at + 100: at + 900] = b"\xde\xad" * 400
+    db.write_bytes(bytes(data))
+    before = db.read_bytes()
+    for argv in (["games", "list"], ["games", "show", "1"], ["games", "export", "1"]):
+        code, out, err = fenix(argv + ["--db", str(db)])
+        assert "Traceback" not in err and code in (0, 2), f"{argv}: exit {code} {err}"
+        assert code == 0 or len(one_line(err)) == 1, err
+    assert db.read_bytes() == before, "the damaged archive was written to"
+
+
+def corrupt_frames_in_track(tmp: Path) -> None:
+    """Truncated, garbage and deleted frames in the middle of a recording: ``track`` skips
+    each with one log line and goes on to the end (exit 0)."""
+    rec = recording_copy(tmp / "bad", 40)
+    truncated_jpeg(rec / "0010.jpg")
+    (rec / "0011.jpg").write_bytes(b"garbage")
+    (rec / "0012.jpg").write_bytes(b"")
+    code, out, err = fenix(["track", str(rec), "--db", str(tmp / "t.sqlite3"), "--json"])
+    assert code == 0, f"exit {code}: {err}"
+    assert err.count("skipped") == 3, err
+    assert '"frame": 39' in out or '"frame": 3' in out
+
+
+def recorded_feed_faults(tmp: Path) -> None:
+    """Frames deleted while playing are skipped (never back to frame 0); five unreadable
+    in a row are "camera lost" until a good one comes."""
+    from fenix_table.table import RecordedFeed
+    from fenix_table.vision.sources import FolderSource
+
+    rec = recording_copy(tmp / "feed", 20)
+    feed = RecordedFeed(FolderSource(str(rec))).start()
+    seen, lost = [], []
+    while not feed.ended:
+        got = feed.latest()
+        if got is not None:
+            seen.append(got[0])
+            if got[0] == 2:
+                for i in range(4, 10):
+                    (rec / f"{i:04d}.jpg").unlink()
+        lost.append(feed.lost())
+    assert seen == [0, 1, 2, 3] + list(range(10, 20)), seen
+    assert feed.skipped == 6 and any(lost) and lost[-1] is None
+
+
+def camera_comes_back(tmp: Path) -> None:
+    """No camera at first: the grabber retries with a growing wait, the table says camera
+    lost and the watchdog is still pinged; then frames come."""
+    import numpy as np
+
+    from fenix_table.errors import CameraError
+    from fenix_table.table import FrameGrabber, GameSetup, Table, run
+
+    attempts = []
+
+    class Camera:
+        def read(self):
+            import time
+            time.sleep(0.01)
+            return np.zeros((48, 64, 3), np.uint8)
+
+        def close(self):
+            pass
+
+    def opener():
+        attempts.append(1)
+        if len(attempts) <= 3:
+            raise CameraError("no camera found")
+        return Camera()
+
+    class Dog:
+        pings = 0
+
+        def ready(self, *a):
+            pass
+
+        def ping(self):
+            Dog.pings += 1
+
+        def stopping(self):
+            pass
+
+    grabber = FrameGrabber(opener, retry_seconds=0.05, max_retry_seconds=0.15)
+    table = Table(GameSetup(size="7x8"))
+    states = []
+    orig = table.camera
+
+    def camera(ok):
+        states.append(ok)
+        return orig(ok)
+
+    table.camera = camera
+    run(table, grabber, watchdog=Dog(), max_seconds=1.5)
+    table.close()
+    assert grabber.waits[:3] == [0.05, 0.1, 0.15], grabber.waits
+    assert False in states and states[-1] is True and grabber.read > 0
+    assert Dog.pings > 10
+
+
+#: ``fenix-table`` with the screen faked (SDL's dummy driver, an off-screen surface):
+#: ``run`` otherwise wants a real display.
+HEADLESS_RUN = """
+import functools, sys
+import fenix_table.display.app as app
+import pygame
+app.open_screen = functools.partial(app.open_screen, allow_headless=True)
+pygame.display.flip = lambda *a: None
+from fenix_table.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def signal_run(tmp: Path, signame: str = "SIGHUP") -> None:
+    """SIGHUP (like SIGTERM) ends ``run`` with the game saved and exit 0; a second ``run
+    --continue`` goes on with that same game."""
+    import signal
+    import time
+
+    db = tmp / "run.sqlite3"
+    rec = recording_copy(tmp / "runrec", 20)
+    argv = ["-c", HEADLESS_RUN, "run", "--camera", str(rec), "--db", str(db),
+            "--continue", "--fps", "4"]
+    proc = _popen(argv)
+    time.sleep(4.0)
+    proc.send_signal(getattr(signal, signame))
+    out, err = proc.communicate(timeout=30)
+    err = err.decode()
+    assert proc.returncode == 0, f"{signame}: exit {proc.returncode}: {err[-300:]}"
+    assert "game 1 saved" in err and "stopped: signal" in err, err[-300:]
+    proc = _popen(argv)
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+    proc = _popen(argv)
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "game 1 saved" in err.decode(), err.decode()[-300:]
+    assert list(game_moves(db)) == [1], f"games {list(game_moves(db))}: not continued"
+
+
+FAULTS: Dict[str, Callable[[Path], None]] = {
+    **{f"kill -9 during track #{i}": (lambda t, i=i: kill_track(t, i)) for i in range(3)},
+    **{f"kill -9 while recording #{i}": (lambda t, i=i: kill_recording(t, i)) for i in range(3)},
+    "full disk while recording": full_disk,
+    "archive locked by another program": locked_archive,
+    "read-only archive and folder": read_only_archive,
+    "garbage page in the archive": garbage_in_archive,
+    "corrupt and empty frames in track": corrupt_frames_in_track,
+    "frames deleted while playing; a run of them": recorded_feed_faults,
+    "no camera at boot, then one": camera_comes_back,
+    "SIGHUP, kill -9 and SIGTERM around run --continue": signal_run,
+}
+
+#: The long variants (pytest -m slow; bench_faults.py --long).
+SLOW_FAULTS: Dict[str, Callable[[Path], None]] = {
+    **{f"kill -9 during track #{i}": (lambda t, i=i: kill_track(t, i)) for i in range(3, 15)},
+    **{f"kill -9 while recording #{i}": (lambda t, i=i: kill_recording(t, i)) for i in range(3, 15)},
+}
