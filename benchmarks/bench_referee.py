@@ -10,9 +10,13 @@ changes are injected while the referee is caught up with the game (the player th
 restores the board and plays legally). In 3% of still periods one cell is misread in
 every frame (glare); reports naming that cell or the move it hides are counted apart.
 
-Part 2 (rendered frames): a few shorter games rendered with the frame generator
-(``fenix_tools.sim``) at the table camera's 1280x960 (``--size``) and read by the full
-vision pipeline, when it runs here.
+Part 2 (rendered frames): a few shorter games (setup and 10 battle plies, with a General
+creation or King recreation where the random game allows) rendered with the frame
+generator's physical table (``fenix_tools.sim.PhysicalBoard``: stones stay where they were
+put, off-centre as by hand; a hand from the mover's side ending over the landing cell) at
+the table camera's 1280x960 (``--size``) and read by the full vision pipeline, when it
+runs here. It adds the stacking plies (setup; battle) committed right by the referee
+itself and confirmed by the players, and the seconds per rendered game.
 
 Printed figures:
 - move recognition: plies the referee committed by itself with the right position;
@@ -23,7 +27,7 @@ Printed figures:
 - delay from the board becoming still to MoveCommitted, in frames and milliseconds
   (frames x frame period at the given fps, plus the referee's own processing time).
 
-Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 2] [--rendered-plies 40] [--seed 1]``.
+Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 2] [--rendered-plies 20] [--seed 1]``.
 """
 from __future__ import annotations
 
@@ -278,35 +282,68 @@ def synthetic(games: int, seed: int, fps: float) -> Tally:
     return tally
 
 
-def rendered(games: int, seed: int, plies: int, size=(1280, 960)) -> Optional[Tally]:
-    """A few games through the frame generator and the full vision pipeline."""
+@dataclass
+class RenderedTally(Tally):
+    """Part 2's figures: those of part 1 plus the stacking plies (a stone put on an own
+    stack: the 10 setup plies, General creation and King recreation in battle)."""
+    stack_plies: Dict[str, int] = field(default_factory=lambda: {"setup": 0, "battle": 0})
+    stack_recognised: Dict[str, int] = field(default_factory=lambda: {"setup": 0, "battle": 0})
+    stack_confirmed: Dict[str, int] = field(default_factory=lambda: {"setup": 0, "battle": 0})
+    stack_wrong: Dict[str, int] = field(default_factory=lambda: {"setup": 0, "battle": 0})
+    creation_games: int = 0                                  # games with a battle stacking ply
+    game_seconds: List[float] = field(default_factory=list)  # rendering + vision + referee
+
+
+def rendered(games: int, seed: int, plies: int, size=(1280, 960)) -> Optional[RenderedTally]:
+    """Games through the frame generator's physical table and the full vision pipeline.
+
+    Each game is a random game's setup (its 10 stacking plies) and then up to
+    ``plies`` - 10 battle plies, preferring games with a General creation or King
+    recreation (``fenix_tools.sim.random_game``). The stones lie where they were put and
+    stay there (``PhysicalBoard``: placement error up to ``jitter``, a stacked stone
+    N(0, ``stacking``) off the one below); each ply is shown as a person makes it: three
+    frames with the mover's hand over the board, from the mover's side of the table, the
+    last with the fingertips over the landing cell, then five still frames. Only the
+    frames go to vision.
+    """
     from dataclasses import replace
 
     import numpy as np
 
-    from fenix_tools.sim import random_scene, render_frame
+    from fenix_tools.sim import PhysicalBoard, TableCamera, ply_frames, random_game, random_scene
     from fenix_table.vision import Vision
 
-    tally = Tally()
+    tally = RenderedTally()
     for g in range(games):
+        game_began = time.perf_counter()
         board = "7x8" if g % 2 == 0 else "9x9"
         rng = random.Random(seed + g)
         nrng = np.random.default_rng(seed + g)
-        # Stones stay put between frames (the generator re-jitters them per frame otherwise).
+        # A real table: stones a little off their cell centres, stacked ones a millimetre
+        # or two off the stone below (30 mm cells).
+        jitter, stacking = rng.uniform(0.03, 0.08), rng.uniform(0.02, 0.05)
         scene = replace(random_scene(nrng, board, image_size=size, hard=False, hand=False),
-                        jitter=0.0)
-        truth = Game(Position.start(board))
+                        jitter=jitter, stacking=stacking)
+        camera = TableCamera(board, scene, seed=seed * 1000 + g)
+        start = Position.start(board)
+        table = PhysicalBoard.from_position(start, nrng, jitter, stacking)
+        setup_plies = sum(start.setup_moves_left(side) for side in ("red", "black"))
+        moves = random_game(board, rng, battle_plies=max(0, plies - setup_plies))[:plies]
+        truth = Game(start)
         vision = Vision(board="auto", stable_frames=3)
         ref: Optional[Referee] = None
         frame = 0
         still_since = 0
         asked = False
 
-        def run(placement, hand: bool):
+        def kind_of(index: int) -> Optional[str]:
+            """'setup' / 'battle' for a stacking ply (truth.moves[index]), else None."""
+            if not truth.moves[index].stacking:
+                return None
+            return "setup" if truth.positions[index].in_setup else "battle"
+
+        def run(bgr):
             nonlocal ref, frame, asked
-            shot = replace(scene, hand=True, hand_angle_deg=rng.uniform(0, 360),
-                           hand_reach=rng.uniform(2, 5)) if hand else scene
-            bgr, _ = render_frame(placement, board, shot, nrng)
             began = time.perf_counter()
             result = vision.process(bgr, frame)
             if ref is None and result.calibration is not None:
@@ -332,13 +369,21 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960)) -> Optional[Ta
                 tally.learn_ms.append((time.perf_counter() - began) * 1000)
             for event in events:
                 if event.kind == "move_committed":
-                    if event.fpn_after in [p.fpn() for p in truth.positions]:
+                    fpns = [p.fpn() for p in truth.positions]
+                    if event.fpn_after in fpns:
                         tally.recognised += 1
+                        index = len(fpns) - 1 - fpns[::-1].index(event.fpn_after)
+                        kind = kind_of(index - 1) if index > 0 else None
+                        if kind:
+                            tally.stack_recognised[kind] += 1
                         if event.fpn_after == truth.position.fpn():
                             tally.delays_frames.append(frame - still_since + 1)
                             tally.delays_ms.append(spent)
                     else:
                         tally.wrong += 1
+                        kind = kind_of(len(truth.moves) - 1) if truth.moves else None
+                        if kind:    # committed while the last ply played was a stacking one
+                            tally.stack_wrong[kind] += 1
                 elif event.kind in ("violation", "out_of_sync"):
                     tally.false_reports += 1
                     code = getattr(event, "code", "out_of_sync")
@@ -349,24 +394,61 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960)) -> Optional[Ta
                     asked = False
             frame += 1
 
+        def fix(force: bool = False):
+            before = tally.confirmed
+            players_fix(ref, truth, tally, asked, force)
+            done = tally.confirmed - before
+            for index in range(len(truth.moves) - done, len(truth.moves)):
+                kind = kind_of(index)
+                if kind:
+                    tally.stack_confirmed[kind] += 1
+
         for _ in range(4):
-            run(truth.position.stacks(), hand=False)
-        while truth.ply < plies and not truth.status().over:
-            truth.push(rng.choice(truth.legal_moves()))
+            run(camera.frame(table)[0])
+        created = False
+        for move in moves:
+            if truth.status().over:
+                break
+            side = truth.position.side
+            truth.push(move)
             tally.plies += 1
-            for _ in range(2):
-                run(truth.position.stacks(), hand=True)
-            still_since = frame
-            for _ in range(5):
-                run(truth.position.stacks(), hand=False)
+            kind = kind_of(len(truth.moves) - 1)
+            if kind:
+                tally.stack_plies[kind] += 1
+                created = created or kind == "battle"
+            for i, (bgr, _) in enumerate(ply_frames(camera, table, move, side, rng,
+                                                    hand_frames=3, still_frames=5)):
+                if i == 3:
+                    still_since = frame
+                run(bgr)
             if ref is not None:
-                players_fix(ref, truth, tally, asked)
+                fix()
                 asked = False
         if ref is not None:
-            players_fix(ref, truth, tally, asked, force=True)
+            fix(force=True)
+        tally.creation_games += created
         tally.games += 1
         tally.boards[board] = tally.boards.get(board, 0) + 1
+        tally.game_seconds.append(time.perf_counter() - game_began)
     return tally
+
+
+def report_stacking(tally: RenderedTally) -> None:
+    """Part 2's stacking figures and its time per game."""
+    def pct(a, b):
+        return f"{100.0 * a / b:.1f}%" if b else "n/a"
+
+    for kind, what in (("setup", "setup"), ("battle", "battle (General creation, King recreation)")):
+        n = tally.stack_plies[kind]
+        print(f"stacking plies, {what}: {n}; committed by the referee itself, right position: "
+              f"{tally.stack_recognised[kind]}/{n} = {pct(tally.stack_recognised[kind], n)}; "
+              f"wrong commits: {tally.stack_wrong[kind]}; "
+              f"players confirmed: {tally.stack_confirmed[kind]}")
+    print(f"games with a battle stacking ply: {tally.creation_games}/{tally.games}")
+    if tally.game_seconds:
+        print(f"seconds per rendered game (render + vision + referee): mean "
+              f"{statistics.fmean(tally.game_seconds):.1f}, max {max(tally.game_seconds):.1f}")
+    print()
 
 
 def report(title: str, tally: Tally, fps: Optional[float]) -> None:
@@ -419,8 +501,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=24, help="synthetic games (default 24)")
     parser.add_argument("--rendered", type=int, default=2, help="rendered games (default 2)")
-    parser.add_argument("--rendered-plies", type=int, default=40,
-                        help="plies per rendered game (default 40: setup and battle)")
+    parser.add_argument("--rendered-plies", type=int, default=20,
+                        help="plies per rendered game (default 20: the 10 setup plies and 10 "
+                             "battle plies)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", default="1280x960",
                         help="rendered frame size (default 1280x960, the table's camera mode)")
@@ -441,6 +524,7 @@ def main(argv=None) -> int:
             return 0
         report("Part 2: frames rendered with fenix_tools.sim, read by fenix_table.vision", rtally,
                None)
+        report_stacking(rtally)
         print(f"(part 2 took {time.perf_counter() - began:.1f} s)")
     return 0
 
