@@ -104,6 +104,9 @@ class GameRecorder:
             store.add_move(game_id, event.ply, event.move, event.fpn_after, frame=event.frame,
                            jpeg=jpeg, played_on=event.played_on)
             self._plies = event.ply
+            if event.uncertain:
+                # Kept with the move: the FGN export writes it as the move's comment.
+                store.add_event(game_id, ev.Comment(text=uncertain_comment(event)))
         elif isinstance(event, ev.MoveUndone):
             store.undo_last(game_id)
             self._plies -= 1
@@ -111,6 +114,12 @@ class GameRecorder:
             if isinstance(event, ev.GameOver):
                 store.finish(game_id, event.result, event.reason)
             store.add_event(game_id, event)
+
+
+def uncertain_comment(event: ev.MoveCommitted) -> str:
+    """The record's note on a ply the camera could not tell apart."""
+    return (f"uncertain: the camera could not tell {event.move} from "
+            f"{' '.join(event.alternatives)}")
 
 
 def _jpeg(frame) -> Optional[bytes]:

@@ -69,7 +69,7 @@ def run_track(args) -> int:
         board = resumed.board
     setup = GameSetup(size=board if board != "auto" else "9x9", preset=rules.name,
                       options=tuple(rules.overrides().items()), mode=args.mode,
-                      start_fpn=args.start,
+                      start_fpn=args.start, asking=False,
                       tags=(("Event", "fenix-table track"), ("Site", str(args.source))))
     keep = args.keep_frames
     if keep is None:

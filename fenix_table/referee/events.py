@@ -90,6 +90,10 @@ class MoveCommitted(Event):
     #: Casual mode: the players kept an illegal change; ``move`` is the attempted move
     #: and ``fpn_after`` the position play goes on from.
     played_on: bool = False
+    #: The camera could not tell this ply from ``alternatives`` (other moves from the
+    #: same position) and nobody was asked: it is the likeliest, not a certain one.
+    uncertain: bool = False
+    alternatives: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -235,7 +239,12 @@ def describe(event: Event) -> str:
     if kind == "remove_captured":
         return f"{get('move')}: take off {cells('cells')}"
     if kind == "move_committed":
-        return f"move {get('ply')}: {get('side')} {get('move')}"
+        doubt = ""
+        if data.get("uncertain"):
+            others = data.get("alternatives") or ()
+            doubt = (f" (uncertain: may have been {', '.join(others[:4])}"
+                     f"{', ...' if len(others) > 4 else ''})")
+        return f"move {get('ply')}: {get('side')} {get('move')}{doubt}"
     if kind == "move_ambiguous":
         options = ", ".join(data.get("moves") or ()) or "too many"
         return f"cannot tell the move apart ({options}); look at {cells('cells')}"

@@ -31,7 +31,8 @@ from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
 from ..rules.replay import Replay
 from . import events as ev
 from .tracker import (BoardReading, Candidate, Candidates, Decision, decide, evidence_gaps,
-                      every_ply_shows, read_board, search)
+                      common_plies, every_ply_shows, landing_scores, narrowed, read_board,
+                      search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -41,6 +42,9 @@ _MAX_VIOLATION_CELLS = 4
 #: The most undecided explanations carried on while play goes on (each is searched from
 #: again on every reading); beyond it the players must say what happened.
 _MAX_OPEN = 32
+#: The most plies an undecided explanation may hold before its first ply is committed
+#: as the likeliest (uncertain) one, so a recording is followed to its end.
+_MAX_OPEN_PLIES = 4
 #: The most explanations offered to the players to pick from (on the display they narrow
 #: them by touching the cells the stones went to).
 _MAX_LISTED = 400
@@ -54,7 +58,10 @@ class Referee:
     ``mode``: ``"referee"`` (violations block until fixed) or ``"casual"`` (players may
     :meth:`play_on` from what is on the board); ``game_id``: the record's number for the
     game, announced in ``GameStarted``; ``history``: a replayed game to go on with (its
-    start and rules replace ``start`` and ``rules``; ``begin`` announces its plies again).
+    start and rules replace ``start`` and ``rules``; ``begin`` announces its plies again);
+    ``asking``: players at the table answer ``MoveAmbiguous`` (False: nobody does, as in
+    ``fenix-table track``; an explanation the camera cannot settle is then committed as
+    the likeliest once play goes on beyond what can be followed, marked uncertain).
 
     ``min_confidence``: cell readings below it count as unknown; ``patience``: how many
     observations in a row must show the same unexplained board before a violation or
@@ -68,11 +75,12 @@ class Referee:
 
     def __init__(self, start: Optional[Position] = None, rules: Optional[Rules] = None,
                  board: str = "9x9", mode: str = "referee", game_id: Optional[int] = None,
-                 history: Optional[Replay] = None, min_confidence: float = 0.5, patience: int = 2, max_plies: int = 3) -> None:
+                 history: Optional[Replay] = None, asking: bool = True, min_confidence: float = 0.5, patience: int = 2, max_plies: int = 3) -> None:
         if mode not in ("referee", "casual"):
             raise IllegalMoveError(f"mode {mode!r} is not referee or casual")
         self.rules = rules if rules is not None else Rules.preset("official")
         self.mode = mode
+        self.asking = asking
         self.min_confidence = min_confidence
         self.patience = max(1, patience)
         self.max_plies = max(1, max_plies)
@@ -113,6 +121,9 @@ class Referee:
         # on over them, and a later board decides. [] = too many to follow.
         self._open: Optional[List[Candidate]] = None
         self._draw_offer: Optional[str] = None
+        self._changes: Dict[str, float] = {}   # the camera's change evidence, last reading
+        # (position before, token) -> the camera's evidence for that ply, while it is open.
+        self._evidence: Dict[Tuple[str, str], float] = {}
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -179,6 +190,7 @@ class Referee:
         self._expire_masks(observation)
         reading = read_board(observation, self.position.cells, self.min_confidence, self._masked)
         self._last_reading = reading
+        self._changes = getattr(observation, "changes", None) or {}
         events += self._interpret(reading, observation, frame)
         return events
 
@@ -206,6 +218,13 @@ class Referee:
             carried = self._carry(reading)
             if carried is not None and carried.kind != "none":
                 decision = carried
+        if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
+            # Stacking plies that colours cannot tell apart: the stack a stone was put on
+            # changed, the others did not (the camera's evidence, vision.evidence).
+            self._remember_evidence(decision.options)
+            options = narrowed(decision.options, self._changes)
+            decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
+                Decision("ambiguous", options=options)
         if decision.kind == "move" and self._undone is not None and \
                 decision.candidate.tokens[:1] == (self._undone,):
             return events  # the board still shows the move just taken back
@@ -247,6 +266,13 @@ class Referee:
         if decision.kind == "ambiguous":
             self._unfit_key, self._unfit_count = None, 0
             options = decision.options
+            if decision.complete and len(options) > 1:
+                settled, options = self._settle(options, frame)
+                events += settled
+                if self._state == "over" or not options:
+                    return events
+                if len(options) == 1:
+                    return events + self._take(options[0], (), frame)
             self._open = list(options) if len(options) <= _MAX_OPEN else []
             return events + self._ambiguous(options, frame, decision.complete)
         # Nothing fits exactly. Only a board seen ``patience`` times is acted on.
@@ -320,9 +346,12 @@ class Referee:
             more = search(option.position, self.rules, reading, self.max_plies)
             found.complete = found.complete and more.complete
             for cand in more:
-                moves = option.moves + cand.moves
-                if len(moves) > 1 and not every_ply_shows(moves, self.position, cand.placement):
+                # The option's own plies were seen on an earlier board; what came since
+                # must each leave its trace on this one.
+                if len(cand.moves) > 1 and not every_ply_shows(cand.moves, option.position,
+                                                                cand.placement):
                     continue
+                moves = option.moves + cand.moves
                 found.append(Candidate(moves, cand.position, cand.placement, cand.pending,
                                        cand.mismatches))
         if not found:
@@ -343,6 +372,69 @@ class Referee:
             if set(evidence_gaps(cand, reading)) - excused:
                 return Decision("ambiguous", options=[cand])
         return decision
+
+    def _remember_evidence(self, options: Sequence[Candidate]) -> None:
+        """Keep the camera's evidence for the last ply of each option (a stacking ply's
+        landing stack change), by the position before it and its token: once play has
+        gone on, the board it was measured on is gone."""
+        from ..rules import play
+
+        groups: Dict[Tuple[str, ...], List[Candidate]] = {}
+        for cand in options:
+            groups.setdefault(cand.tokens[:-1], []).append(cand)
+        for group in groups.values():
+            scores = landing_scores(group, self._changes)
+            if scores is None:
+                continue
+            before = self.position
+            for move in group[0].moves[:-1]:
+                before = play(before, move)
+            for cand, score in zip(group, scores):
+                self._evidence[(before.fpn(), cand.tokens[-1])] = score
+
+    def _settle(self, options: List[Candidate], frame, force: bool = False
+                ) -> Tuple[List[ev.Event], List[Candidate]]:
+        """Commit what the open explanations ``options`` (histories from the current
+        position) agree on, and, once they reach beyond the beam (too many, too long; or
+        ``force``), the likeliest first ply as an uncertain one. Returns the events and
+        the options left, re-rooted at the new position ([]: the board is explained)."""
+        events: List[ev.Event] = []
+        while options and self._state != "over":
+            common = common_plies(options)
+            alternatives: Tuple[str, ...] = ()
+            if common == 0:
+                beyond = len(options) > _MAX_OPEN or \
+                    max(len(o.moves) for o in options) > _MAX_OPEN_PLIES
+                if not (force or (beyond and not self.asking)) or \
+                        len(options) == 1 and not force:
+                    break
+                fpn = self.position.fpn()
+                firsts = sorted({o.tokens[0] for o in options},
+                                key=lambda t: (-self._evidence.get((fpn, t), 0.0), t))
+                chosen, alternatives = firsts[0], tuple(firsts[1:])
+                options = [o for o in options if o.tokens[0] == chosen]
+                common = 1
+            events += self._commit(list(options[0].moves[:common]), frame,
+                                   alternatives=alternatives)
+            options = [Candidate(o.moves[common:], o.position, o.placement, o.pending,
+                                 o.mismatches) for o in options]
+            if any(not o.moves for o in options):
+                return events, []
+            if len(options) == 1 and not force:
+                break
+            if force and len(options) == 1:
+                return events + self._take(options[0], (), frame), []
+        return events, options
+
+    def settle(self) -> List[ev.Event]:
+        """The recording has ended with the board's last change undecided: commit the
+        likeliest explanation, each ply the camera could not tell apart marked uncertain
+        with its alternatives (``fenix-table track``; at a table the players answer)."""
+        if self.asking or not self._open or self._state in ("new", "over"):
+            return []   # at a table, the players still answer when they come back
+        options, self._open = self._open, None
+        events, _ = self._settle(options, None, force=True)
+        return events
 
     def _persisted(self, reading: BoardReading) -> bool:
         """Count how often the same unexplained change was seen; True from ``patience`` on.
@@ -439,6 +531,11 @@ class Referee:
         if not cells:
             cells = {c for cand in options for m in cand.moves for c in m.path}
         moves = tuple(sorted(" ".join(c.tokens) for c in options))
+        scores = landing_scores(options, self._changes)
+        if scores is not None:
+            # Point at the few stacks the camera saw change most, not at every candidate.
+            ranked = sorted(zip(scores, options), key=lambda pair: -pair[0])
+            cells = {cand.moves[0].path[-1] for _, cand in ranked[:3]}
         event = ev.MoveAmbiguous(moves=moves, cells=tuple(sorted(cells)), frame=frame)
         if self._said.get("ambiguous") == moves:
             return []
@@ -555,8 +652,10 @@ class Referee:
                                               moves=tuple(sorted(m.token for m in moves)))
 
     # -- committing -------------------------------------------------------------------
-    def _commit(self, moves, frame, resolution: str = "corrected") -> List[ev.Event]:
-        """Push plies into the game and announce them."""
+    def _commit(self, moves, frame, resolution: str = "corrected",
+                alternatives: Tuple[str, ...] = ()) -> List[ev.Event]:
+        """Push plies into the game and announce them. ``alternatives``: the first ply was
+        the likeliest of these others, not seen for certain (``MoveCommitted.uncertain``)."""
         events: List[ev.Event] = []
         if self._state in ("violation", "out_of_sync", "checking"):
             events += self._resolved(resolution, frame)
@@ -568,9 +667,11 @@ class Referee:
             after = self.position
             ply = len(self._plies) + 1
             self._plies.append((move.token, before.fpn(), None))
+            doubt = alternatives if index == 0 else ()
             events.append(ev.MoveCommitted(move=move.token, side=before.side, ply=ply,
                                            fpn_before=before.fpn(), fpn_after=after.fpn(),
-                                           captured=move.captured, frame=frame))
+                                           captured=move.captured, frame=frame,
+                                           uncertain=bool(doubt), alternatives=doubt))
             self._after_move()
             events += self._turn_events(frame, capture=index == len(moves) - 1)
             if self._state == "over":

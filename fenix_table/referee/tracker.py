@@ -340,3 +340,71 @@ def decide(candidates: List[Candidate], reading: BoardReading,
         return Decision("ambiguous", options=[cand for cand, _ in best])
     cand, conflicts = best[0]
     return Decision("move", cand, height_warnings=tuple(sorted(conflicts)))
+
+
+#: A stacking ply is taken on the camera's evidence of which stack changed
+#: (:mod:`fenix_table.vision.evidence`) when its landing stack scores at least
+#: ``CHANGE_MIN`` and at least ``CHANGE_DOMINANCE`` times every other candidate's (a score
+#: below 1 counts as 1: an untouched stack's noise). Tuned on the generator's games,
+#: checked on the independent renderer's (benchmarks/bench_referee.py).
+CHANGE_MIN = 6.0
+CHANGE_DOMINANCE = 2.0
+
+
+def landing_scores(options: Sequence[Candidate], changes: Mapping[str, float]
+                   ) -> Optional[List[float]]:
+    """Per option, the change score of the stack its last ply landed on; None unless
+    every option ends in a stacking ply after the same earlier plies and the camera
+    measured every landing cell (the evidence is of the latest change only)."""
+    if not changes or not options:
+        return None
+    first = options[0].tokens[:-1]
+    scores = []
+    for cand in options:
+        if not cand.moves or not cand.moves[-1].stacking or cand.pending or \
+                cand.tokens[:-1] != first:
+            return None
+        score = changes.get(cand.moves[-1].path[-1])
+        if score is None:
+            return None
+        scores.append(score)
+    return scores
+
+
+def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
+                      ) -> Optional[Candidate]:
+    """The one option whose last (stacking) ply landed on the stack that clearly changed
+    most (see :data:`CHANGE_MIN`, :data:`CHANGE_DOMINANCE`), or None."""
+    scores = landing_scores(options, changes) if len(options) > 1 else None
+    if scores is None:
+        return None
+    order = sorted(range(len(options)), key=lambda i: -scores[i])
+    best, second = scores[order[0]], scores[order[1]]
+    if best >= CHANGE_MIN and best >= CHANGE_DOMINANCE * max(second, 1.0):
+        return options[order[0]]
+    return None
+
+
+def narrowed(options: Sequence[Candidate], changes: Mapping[str, float]) -> List[Candidate]:
+    """``options`` (explanations of the board, as histories from the same position)
+    without the last plies the camera's evidence rules out: among histories that differ
+    only in their last, stacking ply, the one whose landing stack clearly changed."""
+    groups: Dict[Tuple[str, ...], List[Candidate]] = {}
+    for cand in options:
+        groups.setdefault(cand.tokens[:-1], []).append(cand)
+    kept: List[Candidate] = []
+    for group in groups.values():
+        chosen = landing_by_change(group, changes)
+        kept.extend([chosen] if chosen is not None else group)
+    return kept
+
+
+def common_plies(options: Sequence[Candidate]) -> int:
+    """How many first plies every option shares (they are certain whichever is true)."""
+    if not options:
+        return 0
+    shortest = min(len(c.moves) for c in options)
+    n = 0
+    while n < shortest and len({c.tokens[n] for c in options}) == 1:
+        n += 1
+    return n

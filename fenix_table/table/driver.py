@@ -63,6 +63,8 @@ class GameSetup:
     options: Tuple[Tuple[str, object], ...] = ()
     tags: Tuple[Tuple[str, str], ...] = ()
     start_fpn: Optional[str] = None
+    #: Whether people at the table answer the referee's questions (False: ``track``).
+    asking: bool = True
 
 
 class Table:
@@ -122,14 +124,16 @@ class Table:
             history, info = self.record.resume(resume)
             setup = dataclasses.replace(setup, size=history.start.size, mode=info.mode
                                         if info.mode in ("referee", "casual") else setup.mode)
-            referee = Referee(mode=setup.mode, game_id=resume, history=history)
+            referee = Referee(mode=setup.mode, game_id=resume, history=history,
+                              asking=setup.asking)
         else:
             rules = Rules.preset(setup.preset, **dict(setup.options))
             start = Position.from_fpn(setup.start_fpn) if setup.start_fpn else \
                 Position.start(setup.size)
             game_id = self.record.new_game(start, rules, setup.mode, dict(setup.tags)) \
                 if self.record is not None else None
-            referee = Referee(start=start, rules=rules, mode=setup.mode, game_id=game_id)
+            referee = Referee(start=start, rules=rules, mode=setup.mode, game_id=game_id,
+                              asking=setup.asking)
         self.setup = setup
         self.referee = referee
         if self.vision is None or self.vision.board not in ("auto", referee.position.size):
@@ -254,6 +258,13 @@ class Table:
         return [e for e in self.referee.observe(self.result.observation)
                 if e.kind != "board_view"]
 
+    def settle(self) -> bool:
+        """The recording has ended: what the referee still holds undecided is committed
+        as its likeliest explanation, plies it could not tell apart marked uncertain."""
+        if self.referee is None:
+            return False
+        return self._emit(self.referee.settle())
+
     def close(self) -> None:
         """Let every output finish and close."""
         self.outputs.close()
@@ -290,7 +301,8 @@ def run(table: Table, feed, *, screen=None, players=None, watchdog=None,
         wait: float = 0.03) -> str:
     """Drive ``table`` from ``feed`` until: the players quit ("quit"), the feed ends
     ("ended"), a signal ("signal"), or ``stop()`` turns true or ``max_seconds`` pass
-    ("stopped"). Returns that reason.
+    ("stopped"). Returns that reason. When the feed ends, the table settles what the
+    camera left undecided (:meth:`Table.settle`).
 
     ``screen`` (the display): ``poll(table)`` gives the requests of the people in front
     of it (``Action("quit")`` ends the loop) and ``draw(table, changed)`` shows the table.
@@ -336,6 +348,7 @@ def run(table: Table, feed, *, screen=None, players=None, watchdog=None,
                 if screen is not None:
                     screen.draw(table, changed, camera=got is not None)
                 if feed.ended and got is None and table.requests.empty():
+                    table.settle()
                     return "ended"
     finally:
         feed.stop()

@@ -15,12 +15,13 @@
   it is now, not as it was at the start;
 * motion is the per-cell change of the rectified board from the previous frame;
 * :class:`~fenix_table.vision.stability.StabilityFilter` turns the stream into stable
-  observations.
+  observations, each with the evidence of what changed since the still board before the
+  latest change (:mod:`.evidence`: which stack a stone was put on).
 """
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Optional, Tuple
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, Room, layout_labels
+from .evidence import stack_changes
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
@@ -81,6 +83,11 @@ class Vision:
         self.frames_since_check = 0
         self.lessons: deque = deque(maxlen=LESSONS)   # (features, looks, labels) of confirmed frames
         self._last: Optional[Tuple[Observation, bool]] = None   # last frame read, and whether it moved
+        # Still boards: the latest stable frame's rectified image and colours, and the
+        # last one of the still board before (what a change is measured against).
+        self._still = None
+        self._still_colors: Optional[Tuple[str, ...]] = None
+        self._before = None
         if calibration is not None:
             self._use(calibration)
 
@@ -92,6 +99,7 @@ class Vision:
         self.previous_L = None
         self.frames_since_check = 0
         self._last = None
+        self._still = self._still_colors = self._before = None   # other pixels now
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -159,8 +167,24 @@ class Vision:
         self.previous_L = L.copy()
         self._last = (obs, moving)
         stable = self.filter.push(obs, moving=moving)
+        if stable is not None:
+            stable = self._with_changes(stable)
         status = "hand" if obs.hand else ("moving" if moving else "ok")
         return VisionResult(obs, stable, self.calibration, status)
+
+    def _with_changes(self, stable: Observation) -> Observation:
+        """``stable`` with the change of every cell since the still board before the
+        latest change of colours (the first still frame of a new board is compared with
+        the last still frame of the one before)."""
+        colors = tuple(r.color for r in stable.cells.values())
+        if colors != self._still_colors:
+            self._before, self._still_colors = self._still, colors
+        self._still = self.reader.last
+        if self._before is None:
+            return stable
+        width, height = dimensions(self.calibration.board)
+        change = stack_changes(self._before, self._still, width, height)
+        return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())))
 
     def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:
         """The referee's word that the board in the last frame processed shows

@@ -1,0 +1,117 @@
+"""Setup stacking plies the colours cannot tell apart, decided by the camera's evidence of
+which stack changed (vision.evidence), and narrowed when the evidence is not clear."""
+import dataclasses
+
+from fenix_table.referee import Referee
+from fenix_table.referee.tracker import CHANGE_DOMINANCE, CHANGE_MIN
+from fenix_table.rules import Position, apply
+from fenix_tools.synthetic import observe_placement
+
+
+def started(board="7x8"):
+    ref = Referee(board=board)
+    ref.begin()
+    start = Position.start(board)
+    ref.observe(observe_placement(start.stacks(), board, 0))
+    return ref, start
+
+
+def seen(position, frame, changes):
+    """The board after a stacking ply as a camera without heights sees it, with the
+    change scores of ``changes`` (cell -> score; every other cell 0)."""
+    obs = observe_placement(position.stacks(), position.size, frame, heights=False)
+    scores = {cell: 0.0 for cell in obs.cells}
+    scores.update(changes)
+    return dataclasses.replace(obs, changes=scores)
+
+
+def test_without_evidence_a_setup_stacking_ply_is_asked():
+    ref, start = started()
+    after = apply(start, "a1-b1")
+    events = ref.observe(seen(after, 1, {}))
+    assert [e.kind for e in events] == ["move_ambiguous"]
+    assert len(events[0].moves) == 20 and ref.moves == []
+
+
+def test_the_stack_that_clearly_changed_decides_the_ply():
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 4, "b1": 1.5, "a1": 30.0}))
+    assert [e.kind for e in events][:1] == ["move_committed"]
+    assert events[0].move == "a1-c2" and ref.moves == ["a1-c2"]
+
+
+def test_evidence_that_does_not_dominate_only_narrows_the_question():
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    close = CHANGE_MIN + 2
+    events = ref.observe(seen(after, 1, {"c2": close, "b2": close / CHANGE_DOMINANCE + 0.5,
+                                         "d1": 3.0, "e1": 2.0}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    # Every legal ply can still be picked, but the display points at the likeliest stacks.
+    assert len(events[0].moves) == 20
+    assert events[0].cells == ("b2", "c2", "d1")
+
+
+def test_a_weak_change_everywhere_decides_nothing():
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN - 1}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_the_next_plys_evidence_narrows_the_explanations_still_open():
+    ref, start = started()
+    one = apply(start, "a1-c2")
+    assert [e.kind for e in ref.observe(seen(one, 1, {}))] == ["move_ambiguous"]
+    # Black's stacking ply is seen clearly; Red's stays open: 20 histories, not 400.
+    two = apply(one, "g8-e7")
+    events = ref.observe(seen(two, 2, {"e7": CHANGE_MIN + 5}))
+    asked = [e for e in events if e.kind == "move_ambiguous"]
+    assert len(asked) == 1 and len(asked[0].moves) == 20
+    assert all(m.endswith(" g8-e7") for m in asked[0].moves) and ref.moves == []
+
+
+def test_with_nobody_to_ask_the_likeliest_ply_is_recorded_as_uncertain():
+    ref = Referee(board="7x8", asking=False)
+    ref.begin()
+    start = Position.start("7x8")
+    ref.observe(observe_placement(start.stacks(), "7x8", 0))
+    board = start
+    plies = ["a1-c2", "g8-e7", "b1-c2", "f8-e7", "c1-d1"]
+    committed = []
+    for frame, token in enumerate(plies, start=1):
+        board = apply(board, token)
+        # Red's first ply left a weak trace (c2 ahead, not clearly); the rest are clear.
+        weak = {"c2": 4.0, "b2": 2.5} if frame == 1 else {token[-2:]: CHANGE_MIN + 6}
+        committed += [e for e in ref.observe(seen(board, frame, weak))
+                      if e.kind == "move_committed"]
+    committed += [e for e in ref.settle() if e.kind == "move_committed"]
+    assert [e.move for e in committed] == plies and ref.position == board
+    first = committed[0]
+    assert first.uncertain and first.move == "a1-c2"   # the likeliest, and marked so
+    assert first.alternatives[0] == "a1-b2"            # the next likeliest comes first
+    # Later plies settled two of the doubts: b1 and c1 moved on as soldiers, so the
+    # stone did not land on them.
+    assert len(first.alternatives) == 17
+    assert "a1-b1" not in first.alternatives and "a1-c1" not in first.alternatives
+    assert not any(e.uncertain for e in committed[1:])
+
+
+def test_an_uncertain_ply_is_kept_as_such_in_the_record(tmp_path):
+    from fenix_table.record import GameRecorder, GameStore
+    from fenix_table.rules import Rules
+    from fenix_table.rules.fgn import parse_fgn
+
+    store = GameStore(tmp_path / "g.sqlite3")
+    recorder = GameRecorder(store)
+    start = Position.start("7x8")
+    ref = Referee(start=start, asking=False,
+                  game_id=recorder.new_game(start, Rules.preset("official"), "referee"))
+    recorder.handle(ref.begin())
+    recorder.handle(ref.observe(observe_placement(start.stacks(), "7x8", 0)))
+    recorder.handle(ref.observe(seen(apply(start, "a1-c2"), 1, {"c2": 3.0})))
+    recorder.handle(ref.settle())
+    record = parse_fgn(store.export_fgn(recorder.game_id))
+    assert record.moves == ["a1-c2"]
+    assert record.comments[0][0].startswith("uncertain: the camera could not tell a1-c2 from ")
