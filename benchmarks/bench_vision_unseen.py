@@ -188,14 +188,23 @@ def circle(cx: float, cy: float, z: float, r: float, n: int = 40) -> np.ndarray:
 
 
 def draw_stack(img: np.ndarray, highlight: np.ndarray, cam: Camera, centre, colour: str, height: int,
-               look: StoneLook, light: np.ndarray, rng: np.random.Generator) -> None:
-    top_c = look.red if colour == "red" else look.black
-    side_c = top_c * 0.62
-    groove_c = top_c * 0.35
+               look: StoneLook, light: np.ndarray, rng: np.random.Generator,
+               discs: Optional[np.ndarray] = None) -> None:
+    """One stack. ``discs``: (height, 4) per disc, bottom first: its offset from
+    ``centre`` (cells), a shade factor and the gloss spot's radius (as a fraction of the
+    stone's), for stones that stay as they were put (:mod:`benchmarks.unseen_games`);
+    without it each disc is drawn a little off at random, as for a single still."""
+    base_c = look.red if colour == "red" else look.black
     t, r = look.thickness, look.radius
     x, y = centre
     for k in range(height):
-        dx, dy = rng.normal(0, 0.02, 2)
+        top_c = base_c if discs is None else base_c * float(discs[k][2])
+        side_c = top_c * 0.62
+        groove_c = top_c * 0.35
+        if discs is None:
+            dx, dy = rng.normal(0, 0.02, 2)
+        else:
+            dx, dy = float(discs[k][0]), float(discs[k][1])
         z0, z1 = k * t, (k + 1) * t
         bottom = cam.undistorted(circle(x + dx, y + dy, z0, r))
         top = cam.undistorted(circle(x + dx, y + dy, z1, r))
@@ -209,7 +218,8 @@ def draw_stack(img: np.ndarray, highlight: np.ndarray, cam: Camera, centre, colo
         if k == height - 1 and look.gloss > 0:
             # The lamp's reflection, nearer the light's side of the top.
             hx, hy = x + dx + 0.35 * r * light[0], y + dy + 0.35 * r * light[1]
-            spot = cam.undistorted(circle(hx, hy, z1, r * rng.uniform(0.12, 0.25), 20))
+            spot_r = rng.uniform(0.12, 0.25) if discs is None else float(discs[k][3])
+            spot = cam.undistorted(circle(hx, hy, z1, r * spot_r, 20))
             cv2.fillPoly(highlight, [np.round(spot).astype(np.int32)], look.gloss, cv2.LINE_AA)
 
 
@@ -274,7 +284,81 @@ def random_scene(rng: np.random.Generator, board: str, size) -> Scene:
                  rng.uniform(0.05, 0.12))
 
 
-def render(scene: Scene, placement: Placement, rng: np.random.Generator) -> Tuple[np.ndarray, Truth]:
+@dataclass
+class Hand:
+    """A hand reaching over the board: fingertips over board point ``tip`` (cells), the
+    forearm going off towards ``angle_deg`` (0 = +x, 90 = +y: the side its owner sits
+    on), skin and sleeve colours (BGR)."""
+
+    tip: Tuple[float, float]
+    angle_deg: float
+    skin: Tuple[float, float, float]
+    sleeve: Tuple[float, float, float]
+    height: float = 0.6      # fingertips above the board, cells
+
+
+def _hand_parts(hand: Hand) -> List[Tuple[np.ndarray, np.ndarray]]:
+    """The hand as 3D polygons (world points, BGR colour), farthest-drawn first: sleeve,
+    wrist, palm, four fingers and a thumb."""
+    a = math.radians(hand.angle_deg)
+    u = np.array([math.cos(a), math.sin(a)])       # from the fingertips towards the owner
+    n = np.array([-u[1], u[0]])
+    tip = np.array(hand.tip, float)
+    z0 = hand.height
+    skin, sleeve = np.array(hand.skin, float), np.array(hand.sleeve, float)
+
+    def quad(d0, d1, w0, w1, za, zb):
+        p0, p1 = tip + u * d0, tip + u * d1
+        pts = [(*(p0 + n * w0), za), (*(p1 + n * w1), zb), (*(p1 - n * w1), zb), (*(p0 - n * w0), za)]
+        return np.array(pts, float)
+
+    def ellipse(d, a_len, b_len, z, k=24):
+        c = tip + u * d
+        t = np.linspace(0, 2 * np.pi, k, endpoint=False)
+        xy = c + np.outer(np.cos(t) * a_len, u) + np.outer(np.sin(t) * b_len, n)
+        return np.c_[xy, np.full(k, z)]
+
+    parts = [(quad(3.2, 11.0, 0.62, 0.8, z0 + 1.2, z0 + 3.0), sleeve),
+             (quad(1.6, 3.4, 0.42, 0.5, z0 + 0.6, z0 + 1.25), skin * 0.93),
+             (ellipse(1.05, 0.8, 0.62, z0 + 0.45), skin)]
+    for i, (side, reach) in enumerate(((-0.33, 0.2), (-0.11, 0.0), (0.11, 0.05), (0.31, 0.3))):
+        base = tip + u * 0.75 + n * side * 1.05
+        end = tip + u * reach + n * side * 0.7
+        w = 0.085
+        pts = [(*(base + n * w), z0 + 0.3), (*(end + n * w), z0), (*(end - n * w), z0),
+               (*(base - n * w), z0 + 0.3)]
+        parts.append((np.array(pts, float), skin * (0.97 - 0.03 * i)))
+    thumb_base, thumb_end = tip + u * 1.35 + n * 0.55, tip + u * 0.7 + n * 0.95
+    w = 0.11
+    parts.append((np.array([(*(thumb_base + n * w), z0 + 0.35), (*(thumb_end + n * w), z0 + 0.15),
+                            (*(thumb_end - n * w), z0 + 0.15), (*(thumb_base - n * w), z0 + 0.35)]),
+                  skin * 0.9))
+    return parts
+
+
+def draw_hand(img: np.ndarray, cam: Camera, hand: Hand) -> None:
+    for pts, colour in _hand_parts(hand):
+        poly = np.round(cam.undistorted(pts)).astype(np.int32)
+        cv2.fillPoly(img, [poly], colour.tolist(), cv2.LINE_AA)
+        cv2.polylines(img, [poly], True, (colour * 0.7).tolist(), 1, cv2.LINE_AA)
+
+
+def draw_hand_shadow(mask: np.ndarray, cam: Camera, hand: Hand, light: np.ndarray) -> None:
+    for pts, _ in _hand_parts(hand):
+        cast = pts.copy()
+        cast[:, :2] -= np.outer(pts[:, 2], light[:2] / light[2])
+        cast[:, 2] = 0
+        cv2.fillPoly(mask, [np.round(cam.undistorted(cast)).astype(np.int32)], 1.0, cv2.LINE_AA)
+
+
+def render(scene: Scene, placement: Placement, rng: np.random.Generator,
+           stones: Optional[Dict[str, np.ndarray]] = None,
+           hand: Optional[Hand] = None) -> Tuple[np.ndarray, Truth]:
+    """One frame of ``placement``. ``rng`` draws what changes from frame to frame (each
+    stone's placement error and tilt when ``stones`` is not given; sensor noise).
+    ``stones``: ``{cell: (height, 4)}`` per disc, bottom first, its centre (board
+    coordinates, cells), shade factor and gloss-spot size: stones that stay where they
+    were put (:mod:`benchmarks.unseen_games`). ``hand``: a hand over the board."""
     cam, board = scene.cam, scene.board
     cols, rows = dimensions(board)
     w, h = cam.size
@@ -299,19 +383,31 @@ def render(scene: Scene, placement: Placement, rng: np.random.Generator) -> Tupl
         for name_r in range(rows):
             name = cell_name(name_f, name_r)
             if name in placement:
+                if stones is not None:
+                    centres3[name] = (float(stones[name][0][0]), float(stones[name][0][1]))
+                    continue
                 jx, jy = rng.normal(0, 0.04, 2)
                 centres3[name] = (name_f + 0.5 + jx, name_r + 0.5 + jy)
     shadow = np.zeros((h, w), np.float32)
     draw_shadows(shadow, cam, {centres3[n]: placement[n][1] for n in centres3}, look, scene.light)
+    if hand is not None:
+        draw_hand_shadow(shadow, cam, hand, scene.light)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 2 + 6 * (1 - scene.light[2]))
     img *= (1 - scene.shadow * shadow)[..., None]
     highlight = np.zeros((h, w), np.float32)
     order = sorted(centres3, key=lambda n: -np.linalg.norm(np.array([*centres3[n], 0]) - cam.C))
     for name in order:
         colour, height = placement[name]
-        draw_stack(img, highlight, cam, centres3[name], colour, height, look, scene.light, rng)
+        discs = None
+        if stones is not None:
+            discs = np.array(stones[name], float).copy()
+            discs[:, :2] -= centres3[name]
+        draw_stack(img, highlight, cam, centres3[name], colour, height, look, scene.light, rng,
+                   discs)
     highlight = cv2.GaussianBlur(highlight, (0, 0), 1.5)
     img = img + highlight[..., None] * 200
+    if hand is not None:
+        draw_hand(img, cam, hand)
     # Light: white balance and exposure, a brightness gradient across the table, vignetting.
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     gx, gy = scene.gradient
