@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 import time
-from typing import Callable, Optional, Tuple
+from typing import Callable, Deque, Optional, Tuple
 
 from ..errors import CameraError
 
@@ -43,7 +44,9 @@ class FrameGrabber:
         self.retry_seconds = retry_seconds
         self.max_retry_seconds = max(retry_seconds, max_retry_seconds)
         self._backoff = retry_seconds
-        self.waits: list = []   # every wait before a retry, seconds (the backoff, for tests)
+        # The latest waits before a retry, seconds (the backoff); bounded, as a table may
+        # run for weeks without its camera.
+        self.waits: Deque[float] = deque(maxlen=64)
         self.stall_seconds = stall_seconds
         self.clock = clock
         self._lock = threading.Lock()

@@ -83,11 +83,15 @@ class Vision:
         self.frames_since_check = 0
         self.lessons: deque = deque(maxlen=LESSONS)   # (features, looks, labels) of confirmed frames
         self._last: Optional[Tuple[Observation, bool]] = None   # last frame read, and whether it moved
-        # Still boards: the latest stable frame's rectified image and colours, and the
-        # last one of the still board before (what a change is measured against).
+        # Still boards: the current one's colours and first stable frame (rectified), and
+        # the first stable frame of the one before (what a change is measured against).
         self._still = None
         self._still_colors: Optional[Tuple[str, ...]] = None
         self._before = None
+        # Cells under the hand in the latest frame with one, and as it was when the
+        # current still board began.
+        self._reached: Tuple[str, ...] = ()
+        self._still_reached: Tuple[str, ...] = ()
         if calibration is not None:
             self._use(calibration)
 
@@ -166,6 +170,8 @@ class Vision:
             moving = bool((change > self.motion_threshold).any())
         self.previous_L = L.copy()
         self._last = (obs, moving)
+        if obs.hand and obs.occluded_cells:
+            self._reached = tuple(obs.occluded_cells)
         stable = self.filter.push(obs, moving=moving)
         if stable is not None:
             stable = self._with_changes(stable)
@@ -174,16 +180,19 @@ class Vision:
 
     def _with_changes(self, stable: Observation) -> Observation:
         """``stable`` with the change of every cell since the still board before the
-        latest change of colours (the first still frame of a new board is compared with
-        the last still frame of the one before)."""
+        latest change of colours, measured between the first stable frames of the two:
+        a hand the hand check missed comes at the end of a still board (someone reaching
+        in), so its first frames are the cleanest."""
         colors = tuple(r.color for r in stable.cells.values())
         if colors != self._still_colors:
             self._before, self._still_colors = self._still, colors
-        self._still = self.reader.last
+            self._still = self.reader.last
+            self._still_reached, self._reached = self._reached, ()
+        stable = replace(stable, reached=self._still_reached)
         if self._before is None:
             return stable
         width, height = dimensions(self.calibration.board)
-        change = stack_changes(self._before, self._still, width, height)
+        change = stack_changes(self._before, self.reader.last, width, height)
         return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())))
 
     def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:

@@ -34,6 +34,9 @@ class Observation:
     #: still board before the latest change (:func:`fenix_table.vision.evidence.stack_changes`
     #: scale; empty when there was no earlier still board to compare with).
     changes: Mapping[str, float] = field(default_factory=dict)
+    #: Stable observations only: the cells a hand covered in the last frame with a hand
+    #: before this still board (where a stone was last put down, as far as seen).
+    reached: Tuple[str, ...] = ()
 
     def placement(self) -> Dict[str, Tuple[str, Optional[int]]]:
         """Occupied cells as ``{cell: (colour, height or None)}``."""

@@ -556,7 +556,7 @@ def camera_comes_back(tmp: Path) -> None:
     table.camera = camera
     run(table, grabber, watchdog=Dog(), max_seconds=1.5)
     table.close()
-    assert grabber.waits[:3] == [0.05, 0.1, 0.15], grabber.waits
+    assert list(grabber.waits)[:3] == [0.05, 0.1, 0.15], grabber.waits
     assert False in states and states[-1] is True and grabber.read > 0
     assert Dog.pings > 10
 

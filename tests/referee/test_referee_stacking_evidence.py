@@ -115,3 +115,17 @@ def test_an_uncertain_ply_is_kept_as_such_in_the_record(tmp_path):
     record = parse_fgn(store.export_fgn(recorder.game_id))
     assert record.moves == ["a1-c2"]
     assert record.comments[0][0].startswith("uncertain: the camera could not tell a1-c2 from ")
+
+
+def test_a_neighbour_that_changed_too_leaves_the_ply_to_the_players():
+    # A stack that grew casts a longer shadow onto its neighbour's top: the neighbour may
+    # then change more than the stack itself, so a change next door is no proof.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 20, "c3": 3.0}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    assert set(events[0].cells) >= {"c2", "c3"}
+    # The same change far from any other changed stack decides.
+    ref, start = started()
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 20, "f1": 3.0}))
+    assert ref.moves == ["a1-c2"]
