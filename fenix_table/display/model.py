@@ -165,6 +165,7 @@ class TableModel:
     game_over: Optional[ev.GameOver] = None
     clocks: Clocks = field(default_factory=Clocks)
     reviewed: Optional[ReviewedGame] = None
+    uncertain: set = field(default_factory=set)   # plies (1-based) taken as likeliest only
     events_seen: int = 0
 
     # -- folding --------------------------------------------------------------------
@@ -192,7 +193,7 @@ class TableModel:
         self.fpn, self.size, self.rules, self.game_id = e.fpn, position.size, e.rules, e.game_id
         self.side, self.duty = position.side, position.duty
         self.setup_left = position.setup_moves_left()
-        self.moves, self.history = [], [e.fpn]
+        self.moves, self.history, self.uncertain = [], [e.fpn], set()
         self.capture, self.capture_side, self.pending = (), None, None
         self.violation = self.out_of_sync = self.notice = self.ambiguous = None
         self.draw_offer = self.game_over = None
@@ -229,6 +230,8 @@ class TableModel:
         if not self.history:
             self.history = [e.fpn_before]
         self.moves.append(e.move)
+        if e.uncertain:
+            self.uncertain.add(len(self.moves))
         self.history.append(e.fpn_after)
         self.fpn = e.fpn_after
         self.pending, self.capture, self.capture_side = None, (), None
@@ -236,6 +239,7 @@ class TableModel:
 
     def _on_move_undone(self, e: ev.MoveUndone) -> None:
         if self.moves and self.moves[-1] == e.move:
+            self.uncertain.discard(len(self.moves))
             self.moves.pop()
             self.history.pop()
         self.fpn = e.fpn
@@ -403,8 +407,11 @@ class TableModel:
         return tuple(self.history), tuple(self.moves)
 
     def move_list(self, moves=None) -> List[str]:
-        """Numbered move pairs: ``["1. b1-c1 h9-g9", "2. ..."]`` (Red moves first)."""
-        moves = self.moves if moves is None else moves
+        """Numbered move pairs: ``["1. b1-c1 h9-g9", "2. ..."]`` (Red moves first); a ply
+        the camera took as the likeliest, not for certain, ends in "?"."""
+        if moves is None:
+            moves = [m + ("?" if i in self.uncertain else "")
+                     for i, m in enumerate(self.moves, start=1)]
         lines = []
         for i in range(0, len(moves), 2):
             pair = " ".join(moves[i:i + 2])
