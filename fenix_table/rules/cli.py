@@ -143,11 +143,26 @@ def _line_batches(stream, chunk: int = 1 << 16):
         cut = data.rfind(b"\n") + 1
         rest = data[cut:]
         if cut:
-            lines = _split_lines(data[:cut].decode(encoding, "replace"))
-            yield list(enumerate(lines, number + 1))
-            number += len(lines)
+            yield from _decoded(data[:cut], encoding, number)
+            number += data[:cut].count(b"\n")
     if rest:
-        yield list(enumerate(_split_lines(rest.decode(encoding, "replace")), number + 1))
+        yield from _decoded(rest, encoding, number)
+
+
+def _decoded(data: bytes, encoding: str, before: int):
+    """The numbered lines of ``data`` as one batch (``before`` lines came earlier); the
+    lines before one that is not text in ``encoding`` are answered, then NotationError
+    names that line."""
+    try:
+        text, bad = data.decode(encoding), None
+    except UnicodeDecodeError as error:
+        good = data.rfind(b"\n", 0, error.start) + 1
+        text, bad = data[:good].decode(encoding), before + data[:good].count(b"\n") + 1
+    lines = _split_lines(text)
+    if lines:
+        yield list(enumerate(lines, before + 1))
+    if bad is not None:
+        raise NotationError(f"line {bad}: not {encoding} text")
 
 
 def _split_lines(text: str) -> list:

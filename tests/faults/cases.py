@@ -207,7 +207,8 @@ BAD_INPUTS: Dict[str, Callable[[Path], Case]] = {
          str(_big(t, "cal.json", 2_000_000))], contains="larger"),
     "calibration nested 100,000 deep": _nested_calibration,
     # tracebacks where one line was due
-    "legal: invalid UTF-8 on stdin": lambda t: Case(["legal"], stdin=b"\xff\xfe\x00\n"),
+    "legal: invalid UTF-8 on stdin": lambda t: Case(["legal"], stdin=b"\xff\xfe\x00\n",
+                                                   contains="line 1: not utf-8 text"),
     "games import -: invalid UTF-8 on stdin": lambda t: Case(
         ["games", "import", "-", "--db", str(_db(t))], stdin=b"\xff\xfe[Board]\n",
         contains="UTF-8"),
