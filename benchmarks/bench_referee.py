@@ -10,13 +10,21 @@ changes are injected while the referee is caught up with the game (the player th
 restores the board and plays legally). In 3% of still periods one cell is misread in
 every frame (glare); reports naming that cell or the move it hides are counted apart.
 
-Part 2 (rendered frames): a few shorter games (setup and 10 battle plies, with a General
-creation or King recreation where the random game allows) rendered with the frame
-generator's physical table (``fenix_tools.sim.PhysicalBoard``: stones stay where they were
-put, off-centre as by hand; a hand from the mover's side ending over the landing cell) at
-the table camera's 1280x960 (``--size``) and read by the full vision pipeline, when it
-runs here. It adds the stacking plies (setup; battle) committed right by the referee
-itself and confirmed by the players, and the seconds per rendered game.
+Part 2 (rendered frames): shorter games (setup and 10 battle plies, with a General
+creation or King recreation where the random game allows) on a physical table (stones stay
+where they were put, off-centre as by hand, a stacked stone 0.02-0.05 cell off the one
+below; a hand from the mover's side ending over the landing cell; then still frames) at
+the table camera's 1280x960 (``--size``), both faces, drawn by two renderers
+(``--renderer``): the project's generator (``fenix_tools.sim.PhysicalBoard``, tuned on)
+and the independent renderer of ``bench_vision_unseen.py`` (``benchmarks/unseen_games.py``,
+never tuned on), the same games on both. The same frames go through one Vision + Referee
+per mode (``--mode``): ``players``, a live table whose simulated players answer what it
+asks, and ``track`` (``--track``), ``Referee(asking=False)`` fed stable observations only
+as ``fenix-table track`` does, nobody to ask, ``settle()`` when the recording ends. It
+prints the stacking plies (setup; battle) committed by the camera alone, uncertain
+commits right / wrong, plies left uncertain, games track recorded exactly, questions per
+game, and the new evidence's time per stable frame. ``--first-game`` / ``--save`` /
+``--merge`` split a long run (the issue asks for 20 games per renderer, ~30 s each).
 
 Printed figures:
 - move recognition: plies the referee committed by itself with the right position;
@@ -27,7 +35,9 @@ Printed figures:
 - delay from the board becoming still to MoveCommitted, in frames and milliseconds
   (frames x frame period at the given fps, plus the referee's own processing time).
 
-Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 2] [--rendered-plies 20] [--seed 1]``.
+Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 4] [--renderer both]
+[--mode both | --track] [--rendered-plies 20] [--seed 1] [--first-game 0] [--save FILE]``;
+``--merge FILE...`` reports saved chunks together.
 """
 from __future__ import annotations
 
