@@ -620,13 +620,15 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
     print(f"stacking plies, all: committed by the camera alone {done}/{n} = {pct(done, n)} "
           f"(target >= 95%)")
     print(f"wrong commits (certain MoveCommitted, a position the game never had): {tally.wrong} "
-          f"(target 0; {tally.wrong_first} from a position that was right)")
+          f"(target 0): {tally.wrong_first} made from a position the game had (the referee's "
+          f"own mistake), {tally.wrong - tally.wrong_first} after the record had already left "
+          f"the game (an earlier wrong or uncertain-wrong pick carried on)")
     if mode == "track":
         print(f"uncertain commits (MoveCommitted.uncertain): {tally.uncertain_right + tally.uncertain_wrong}"
               f" (right {tally.uncertain_right} / wrong {tally.uncertain_wrong})")
         print(f"plies left uncertain in the record: {tally.uncertain_right + tally.uncertain_wrong} of "
-              f"{tally.recorded} recorded ({tally.plies} played; tokens right at their ply: "
-              f"{tally.recorded_right})")
+              f"{tally.recorded} recorded ({tally.plies} played; tokens equal to the game's at "
+              f"their ply: {tally.recorded_right}, though after a wrong pick the positions differ)")
         print(f"games track recorded exactly with nobody to ask (every ply's token right, in "
               f"order, after settle()): {tally.exact_games}/{tally.games} = "
               f"{pct(tally.exact_games, tally.games)} (target >= 90%)")
