@@ -122,6 +122,7 @@ class Referee:
         self._open: Optional[List[Candidate]] = None
         self._draw_offer: Optional[str] = None
         self._changes: Dict[str, float] = {}   # the camera's change evidence, last reading
+        self._reached: Tuple[str, ...] = ()     # cells a hand covered last before it
         # (position before, token) -> the camera's evidence for that ply, while it is open.
         self._evidence: Dict[Tuple[str, str], float] = {}
 
@@ -191,6 +192,7 @@ class Referee:
         reading = read_board(observation, self.position.cells, self.min_confidence, self._masked)
         self._last_reading = reading
         self._changes = getattr(observation, "changes", None) or {}
+        self._reached = tuple(getattr(observation, "reached", ()) or ())
         events += self._interpret(reading, observation, frame)
         return events
 
@@ -222,7 +224,7 @@ class Referee:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
             self._remember_evidence(decision.options)
-            options = narrowed(decision.options, self._changes)
+            options = narrowed(decision.options, self._changes, self._reached)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
         if decision.kind == "move" and self._undone is not None and \

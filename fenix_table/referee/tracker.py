@@ -355,6 +355,22 @@ CHANGE_MIN = 5.0
 CHANGE_DOMINANCE = 2.0
 CHANGE_NEIGHBOUR_SHARE = 0.1
 CHANGE_NEIGHBOUR_FLOOR = 2.0
+#: Added to the change score of a stack where the mover's fingertips were last seen
+#: before the board became still (the covered cells farthest from the mover's edge of
+#: the board): 88 -> 91 of those 147 plies taken, still none wrong.
+HAND_BONUS = 2.0
+
+
+def fingertips(reached: Sequence[str], side: str) -> set:
+    """The cells of ``reached`` (covered by a hand) farthest into the board from
+    ``side``'s edge: Red sits at rank 1, Black beyond the last rank."""
+    if not reached:
+        return set()
+    def depth(cell: str) -> int:
+        rank = int(cell[1:])
+        return rank if side == "red" else -rank
+    deepest = max(depth(c) for c in reached)
+    return {c for c in reached if depth(c) == deepest}
 
 
 def landing_scores(options: Sequence[Candidate], changes: Mapping[str, float]
@@ -377,30 +393,35 @@ def landing_scores(options: Sequence[Candidate], changes: Mapping[str, float]
     return scores
 
 
-def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
-                      ) -> Optional[Candidate]:
+def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float],
+                      reached: Sequence[str] = ()) -> Optional[Candidate]:
     """The one option whose last (stacking) ply landed on the stack that clearly changed
-    most (see :data:`CHANGE_MIN`, :data:`CHANGE_DOMINANCE`), or None."""
+    most (see :data:`CHANGE_MIN`, :data:`CHANGE_DOMINANCE`; ``reached``: the cells a
+    hand covered last, see :data:`HAND_BONUS`), or None."""
     from ..board import neighbours
 
-    scores = landing_scores(options, changes) if len(options) > 1 else None
-    if scores is None:
+    changed = landing_scores(options, changes) if len(options) > 1 else None
+    if changed is None:
         return None
+    mover = "black" if options[0].position.side == "red" else "red"
+    tips = fingertips(reached, mover)
+    scores = [score + (HAND_BONUS if cand.moves[-1].path[-1] in tips else 0.0)
+              for cand, score in zip(options, changed)]
     order = sorted(range(len(options)), key=lambda i: -scores[i])
     best, second = scores[order[0]], scores[order[1]]
     if best < CHANGE_MIN or best < CHANGE_DOMINANCE * max(second, 1.0):
         return None
     chosen = options[order[0]]
-    landing = chosen.moves[-1].path[-1]
-    near = set(neighbours(chosen.position.size, landing))
+    near = set(neighbours(chosen.position.size, chosen.moves[-1].path[-1]))
     if any(cand.moves[-1].path[-1] in near and
-           score >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * best)
-           for cand, score in zip(options, scores)):
+           score >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * changed[order[0]])
+           for cand, score in zip(options, changed)):
         return None
     return chosen
 
 
-def narrowed(options: Sequence[Candidate], changes: Mapping[str, float]) -> List[Candidate]:
+def narrowed(options: Sequence[Candidate], changes: Mapping[str, float],
+             reached: Sequence[str] = ()) -> List[Candidate]:
     """``options`` (explanations of the board, as histories from the same position)
     without the last plies the camera's evidence rules out: among histories that differ
     only in their last, stacking ply, the one whose landing stack clearly changed."""
@@ -409,7 +430,7 @@ def narrowed(options: Sequence[Candidate], changes: Mapping[str, float]) -> List
         groups.setdefault(cand.tokens[:-1], []).append(cand)
     kept: List[Candidate] = []
     for group in groups.values():
-        chosen = landing_by_change(group, changes)
+        chosen = landing_by_change(group, changes, reached)
         kept.extend([chosen] if chosen is not None else group)
     return kept
 

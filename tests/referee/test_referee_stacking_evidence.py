@@ -129,3 +129,15 @@ def test_a_neighbour_that_changed_too_leaves_the_ply_to_the_players():
     ref, start = started()
     events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 20, "f1": 3.0}))
     assert ref.moves == ["a1-c2"]
+
+
+def test_the_movers_fingertips_last_seen_over_a_stack_add_to_its_change():
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    changes = {"c2": CHANGE_MIN - 1.5, "e1": 1.0}
+    obs = dataclasses.replace(seen(after, 1, changes), reached=("b1", "c1", "c2"))
+    assert ref.observe(obs)[0].kind == "move_committed" and ref.moves == ["a1-c2"]
+    # Red's hand reaches in from rank 1: a hand seen deepest elsewhere adds nothing here.
+    ref, start = started()
+    obs = dataclasses.replace(seen(after, 1, changes), reached=("c1", "c2", "c3"))
+    assert [e.kind for e in ref.observe(obs)] == ["move_ambiguous"] and ref.moves == []
