@@ -33,6 +33,8 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_vision.py
 	$(VENV)/bin/python benchmarks/bench_referee.py
 	$(VENV)/bin/python benchmarks/bench_display.py
+	$(VENV)/bin/python benchmarks/bench_vision_unseen.py
+	$(VENV)/bin/python benchmarks/bench_faults.py
 
 # Tooling from tools/fenix_tools (not shipped; see tools/README.md). Both write into this
 # checkout's fenix_table/.
