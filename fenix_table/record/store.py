@@ -86,6 +86,17 @@ def _plain(error: Exception) -> str:
     return text
 
 
+def _identity(path: str) -> Optional[Tuple[int, int]]:
+    """The file behind ``path`` (device, inode); None for an in-memory or absent one."""
+    if path == ":memory:":
+        return None
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 def default_path() -> str:
     """``games.sqlite3`` in the user data directory (created when missing)."""
     from platformdirs import user_data_dir
@@ -163,6 +174,7 @@ class GameStore:
             self.busy_seconds = busy_seconds
         self.read_only = False
         self._db = self._open_waiting()
+        self._identity = _identity(self.path)
 
     # -- opening ------------------------------------------------------------------
     def _open_waiting(self) -> sqlite3.Connection:
@@ -308,6 +320,10 @@ class GameStore:
         """One durable transaction: committed when the block ends, rolled back (and the
         error named in one line: the first one, not a failed rollback's) when it fails."""
         db = self._db
+        if self._identity is not None and _identity(self.path) != self._identity:
+            # Writing on would go into a file nobody can open any more.
+            raise RecordError(f"{self.path}: the game archive was replaced or removed while "
+                              f"in use (nothing written)")
         try:
             db.execute("BEGIN IMMEDIATE")
             try:

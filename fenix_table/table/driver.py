@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import queue
 import signal
 import time
@@ -266,8 +267,31 @@ class Table:
         return self._emit(self.referee.settle())
 
     def close(self) -> None:
-        """Let every output finish and close."""
+        """Let every output finish and close. Moves the record could not write (the
+        archive went away) are saved as an FGN file beside it, never lost."""
         self.outputs.close()
+        if self.record is not None and self.record.pending and self.referee is not None:
+            self._rescue()
+
+    def _rescue(self) -> None:
+        import time as clock
+
+        from ..rules import GameRecord, format_fgn
+
+        store = self.record.store
+        folder = os.path.dirname(os.path.abspath(store.path)) if store.path != ":memory:" \
+            else os.getcwd()
+        name = f"fenix-rescued-game-{self.game_id}-{clock.strftime('%Y%m%d-%H%M%S')}.fgn"
+        path = os.path.join(folder, name)
+        tags = dict(self.setup.tags, Event="fenix-table (rescued: the archive could not be "
+                                           "written)")
+        try:
+            with open(path, "x", encoding="utf-8") as fh:
+                fh.write(format_fgn(GameRecord.from_game(self.referee.game, tags)))
+        except OSError as error:
+            log.error("the game could not be recorded, nor saved in %s: %s", path, error)
+            return
+        log.error("the game archive could not be written: the game is saved in %s", path)
 
 
 class _Stop:

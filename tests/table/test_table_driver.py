@@ -352,3 +352,30 @@ def test_a_recorded_feed_plays_at_its_pace():
     while not feed.ended:
         feed.latest(timeout=0.03)
     assert 0.2 <= time.monotonic() - began < 1.5
+
+
+def test_an_archive_replaced_while_in_use_loses_no_move(tmp_path, caplog):
+    from fenix_table.rules import apply
+    from fenix_table.rules.fgn import read_fgn
+    from fenix_tools.synthetic import observe_placement
+
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(str(path))
+    table = Table(GameSetup(size="7x8", tags=(("Red", "Ann"),)), record=GameRecorder(store))
+    referee = table.referee
+    board = referee.position
+    table._emit(referee.observe(observe_placement(board.stacks(), "7x8", 0)))
+    board = apply(board, "a1-b1")
+    table._emit(referee.observe(observe_placement(board.stacks(), "7x8", 1)))
+    # Someone restores an old backup over the archive while the table plays.
+    path.rename(tmp_path / "moved-away.sqlite3")
+    GameStore(str(path)).close()
+    board = apply(board, "g8-f8")
+    table._emit(referee.observe(observe_placement(board.stacks(), "7x8", 2)))
+    assert table.record.pending and GameStore(str(path)).list_games() == []
+    with caplog.at_level("ERROR"):
+        table.close()
+    rescued = list(tmp_path.glob("fenix-rescued-game-*.fgn"))
+    assert len(rescued) == 1 and str(rescued[0]) in caplog.text
+    record = read_fgn(str(rescued[0]))
+    assert record.moves == ["a1-b1", "g8-f8"] and record.tags["Red"] == "Ann"
