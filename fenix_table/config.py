@@ -493,22 +493,9 @@ def load_config(path: Optional[str] = None) -> Config:
     found, _ = find_config(path)
     if found is None:
         return Config()
-    try:
-        with open(found, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(f"{found}: no such configuration file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{found}: is a directory, not a configuration file") from None
-    except OSError as error:
-        raise ConfigError(f"{found}: cannot read: {error.strerror}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{found}: larger than {MAX_CONFIG_BYTES // 1024} KiB; not a "
-                          f"configuration file")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{found}: not UTF-8 text") from None
+    from .files import read_text
+
+    text = read_text(found, MAX_CONFIG_BYTES, "configuration file", ConfigError)
     return Config.from_toml(text, source=found)
 
 

@@ -99,24 +99,18 @@ def read_image(path: str):
     too large, truncated or not an image."""
     import cv2
     import numpy as np
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_IMAGE_BYTES + 1)
-    except FileNotFoundError:
-        raise CameraError(f"no such image: {path}") from None
-    except OSError as error:
-        raise CameraError(f"cannot read image {path}: {error.strerror}") from None
-    if len(data) > MAX_IMAGE_BYTES:
-        raise CameraError(f"cannot read image {path}: larger than "
-                          f"{MAX_IMAGE_BYTES // 1_000_000} MB")
+
+    from ..files import read_limited
+
+    data = read_limited(path, MAX_IMAGE_BYTES, "image", CameraError)
     if not complete_image(data):
-        raise CameraError(f"cannot read image {path}: the file is truncated or corrupt")
+        raise CameraError(f"image {path}: the file is truncated or corrupt")
     try:
         frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:
         frame = None
     if frame is None or frame.size == 0:
-        raise CameraError(f"cannot read image {path}: not an image OpenCV can decode")
+        raise CameraError(f"image {path}: not an image OpenCV can decode")
     return frame
 
 
@@ -345,7 +339,7 @@ def open_source(spec: str, camera: Any = None, *, lock: bool = True) -> FrameSou
         return FolderSource(spec)
     if spec.lower().endswith(IMAGE_SUFFIXES):
         if not os.path.exists(spec):
-            raise CameraError(f"no such image: {spec}")
+            raise CameraError(f"image {spec}: no such file")
         return FolderSource([spec])
     if settings is None:
         return VideoSource(spec)

@@ -131,18 +131,9 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str) -> "Calibration":
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_CALIBRATION_BYTES + 1)
-        except OSError as error:
-            raise ConfigError(f"cannot read calibration {path}: {error.strerror}") from None
-        if len(data) > MAX_CALIBRATION_BYTES:
-            raise ConfigError(f"calibration {path}: larger than "
-                              f"{MAX_CALIBRATION_BYTES // 1000} kB; not a calibration")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ConfigError(f"calibration {path}: not UTF-8 text") from None
+        from ..files import read_text
+
+        text = read_text(path, MAX_CALIBRATION_BYTES, "calibration", ConfigError)
         try:
             return cls.from_json(text)
         except ConfigError as error:

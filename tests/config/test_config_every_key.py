@@ -333,7 +333,7 @@ def test_board_calibration_is_where_vision_starts(run_with, base, tmp_path):
     assert base.calibration_at_start is None
     assert calibrated.calibration_at_start is not None
     assert calibrated.calibration_at_start.corners == corners
-    with pytest.raises(ConfigError, match="cannot read calibration"):
+    with pytest.raises(ConfigError, match="calibration .*missing.json: no such file"):
         run_with({"board": {"calibration": str(tmp_path / "missing.json")}})
 
 

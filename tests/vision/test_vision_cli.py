@@ -70,8 +70,8 @@ def test_calibrate_with_corners(images, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["detect", "missing.png"], "no such image: missing.png"),
-    (["calibrate", "missing.png"], "no such image: missing.png"),
+    (["detect", "missing.png"], "image missing.png: no such file"),
+    (["calibrate", "missing.png"], "image missing.png: no such file"),
     (["calibrate", "x.png", "--corners", "1,2", "3,4", "5,6", "7,8"], "--corners needs --board 9x9 or 7x8"),
     (["calibrate", "x.png", "--board", "7x8", "--corners", "1,2", "3,4", "5,6", "7"],
      "bad corner '7': expected X,Y in pixels"),
@@ -87,7 +87,7 @@ def test_unreadable_image_and_blank_frame(tmp_path, capsys):
     bad.write_bytes(b"not an image")
     assert main(["detect", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"fenix-table: cannot read image {bad}") and "\n" not in err
+    assert err.startswith(f"fenix-table: image {bad}: ") and "\n" not in err
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((240, 320, 3), 128, np.uint8))
     assert main(["detect", str(blank)]) == 2
