@@ -30,9 +30,9 @@ from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
                      position_after_turn)
 from ..rules.replay import Replay
 from . import events as ev
-from .tracker import (BoardReading, Candidate, Candidates, Decision, decide, evidence_gaps,
-                      common_plies, every_ply_shows, landing_scores, narrowed, read_board,
-                      search)
+from .tracker import (CHANGE_DOMINANCE, BoardReading, Candidate, Candidates, Decision,
+                      common_plies, decide, every_ply_shows, evidence_gaps, landing_scores,
+                      narrowed, read_board, search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -315,6 +315,27 @@ class Referee:
             decision = self._inferred(decision, reading)
         if decision.kind == "move" and self._relies_on_doubt(decision.candidate, reading):
             return Decision("ambiguous", options=[decision.candidate])   # the players say
+        if decision.kind == "move" and self._changes and \
+                any(m.stacking for m in decision.candidate.moves):
+            decision = self._heights_against_changes(decision, reading)
+        return decision
+
+    def _heights_against_changes(self, decision: Decision, reading: BoardReading) -> Decision:
+        """A stacking ply that only a read height singled out stands only if the stacks'
+        changes do not say otherwise: a stack read one stone too high is a wrong answer
+        the change evidence can catch (the stack it names did not change, another did)."""
+        by_colour = decide(search(self.position, self.rules, reading, self.max_plies,
+                                  use_heights=False), reading, heights="ignore")
+        if by_colour.kind != "ambiguous" or not by_colour.complete:
+            return decision
+        options = by_colour.options
+        scores = landing_scores(options, self._changes)
+        if scores is None:
+            return decision
+        mine = next((score for cand, score in zip(options, scores)
+                     if cand.tokens == decision.candidate.tokens), None)
+        if mine is None or max(scores) > max(mine, 1.0) * CHANGE_DOMINANCE:
+            return Decision("ambiguous", options=options)
         return decision
 
     def _relies_on_doubt(self, cand: Candidate, reading: BoardReading) -> bool:

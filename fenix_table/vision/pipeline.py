@@ -98,12 +98,16 @@ class Vision:
     def _use(self, calibration: Calibration) -> None:
         if calibration.room is None:
             self.lessons.clear()          # a new grid orientation: its looks start afresh
+        same_pixels = self.calibration is not None and _same_grid(self.calibration, calibration)
         self.calibration = calibration
         self.reader = CellReader(calibration, self.config)
         self.previous_L = None
         self.frames_since_check = 0
         self._last = None
-        self._still = self._still_colors = self._before = None   # other pixels now
+        if not same_pixels:
+            # Rectified pictures of another grid cannot be compared with the new ones; a
+            # refit that moved no corner by a pixel keeps them (and the evidence).
+            self._still = self._still_colors = self._before = None
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -274,6 +278,12 @@ def _reads_as(obs: Observation, placement: Mapping[str, Tuple[str, int]]) -> np.
     ``placement`` has it."""
     seen = np.array([CLASSES.index(r.color) for r in obs.cells.values()])
     return seen == layout_labels(placement, list(obs.cells))
+
+
+def _same_grid(old: Calibration, new: Calibration, pixels: float = 1.0) -> bool:
+    """Whether ``new`` puts every corner of ``old`` within ``pixels`` (same face and frame)."""
+    return old.board == new.board and tuple(old.image_size) == tuple(new.image_size) and \
+        bool(np.all(np.abs(np.array(old.corners) - np.array(new.corners)) <= pixels))
 
 
 def _nearest_orientation(found: Calibration, old: Calibration) -> Calibration:

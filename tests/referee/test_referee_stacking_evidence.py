@@ -141,3 +141,20 @@ def test_the_movers_fingertips_last_seen_over_a_stack_add_to_its_change():
     ref, start = started()
     obs = dataclasses.replace(seen(after, 1, changes), reached=("c1", "c2", "c3"))
     assert [e.kind for e in ref.observe(obs)] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_a_misread_height_does_not_outvote_the_stack_that_changed():
+    # Red put a1 on b2; the camera reads b2 still one high and c2 two high (wrong): by
+    # heights alone it is a1-c2. The stacks' changes say b2, and b2 it is.
+    ref, start = started()
+    after = apply(start, "a1-b2")
+    obs = observe_placement(after.stacks(), "7x8", 1,
+                            overrides={"b2": ("red", 1), "c2": ("red", 2)})
+    scores = {cell: 0.0 for cell in obs.cells}
+    scores.update({"b2": CHANGE_MIN + 10, "a1": 40.0})
+    ref.observe(dataclasses.replace(obs, changes=scores))
+    assert ref.moves == ["a1-b2"]
+    # Without the changes, the heights decide (the old behaviour).
+    ref, start = started()
+    ref.observe(obs)
+    assert ref.moves == ["a1-c2"]
