@@ -45,6 +45,12 @@ _MAX_OPEN = 32
 #: The most plies an undecided explanation may hold before its first ply is committed
 #: as the likeliest (uncertain) one, so a recording is followed to its end.
 _MAX_OPEN_PLIES = 4
+#: The most alternatives of earlier uncertain plies tried against one board that fits
+#: nothing (each replays the game since and searches once).
+_RECONSIDER_TRIALS = 60
+_RECONSIDER_BUDGET = 300
+#: Search nodes shared by the open explanations on each still board.
+_CARRY_BUDGET = 3000
 #: The most explanations offered to the players to pick from (on the display they narrow
 #: them by touching the cells the stones went to).
 _MAX_LISTED = 400
@@ -125,6 +131,9 @@ class Referee:
         self._reached: Tuple[str, ...] = ()     # cells a hand covered last before it
         # (position before, token) -> the camera's evidence for that ply, while it is open.
         self._evidence: Dict[Tuple[str, str], float] = {}
+        # (ply, alternatives) of the plies committed as the likeliest, not for certain.
+        self._doubts: List[Tuple[int, Tuple[str, ...]]] = []
+        self._reconsidered: Optional[Tuple] = None   # the board last reconsidered for
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -265,6 +274,13 @@ class Referee:
                             f"recorded {chosen}; it may have been {others} "
                             f"(undo and confirm to correct)"))
             return events
+        if decision.kind == "ambiguous" and not decision.complete and not self.asking and \
+                self._open:
+            # Too much open to follow on: nobody will answer, so the oldest undecided ply
+            # is taken as its likeliest (uncertain) and the board is looked at again.
+            settled, rest = self._settle(self._open, frame, force=True, plies=1)
+            self._open = rest or None
+            return events + settled + self._interpret(reading, observation, frame)
         if decision.kind == "ambiguous":
             self._unfit_key, self._unfit_count = None, 0
             options = decision.options
@@ -277,7 +293,13 @@ class Referee:
                     return events + self._take(options[0], (), frame)
             self._open = list(options) if len(options) <= _MAX_OPEN else []
             return events + self._ambiguous(options, frame, decision.complete)
-        # Nothing fits exactly. Only a board seen ``patience`` times is acted on.
+        # Nothing fits exactly. With nobody to ask, an earlier ply taken as the likeliest
+        # may have been one of its alternatives: the board may say which.
+        if decision.kind == "none" and not self.asking and self._doubts:
+            changed = self._reconsider(reading, frame)
+            if changed is not None:
+                return events + changed + self._interpret(reading, observation, frame)
+        # Only a board seen ``patience`` times is acted on.
         if not self._persisted(reading):
             return events
         if self._state == "play":
@@ -365,8 +387,11 @@ class Referee:
         elimination is the evidence), as does a height read at last; None when none
         of them leads to this board."""
         found = Candidates()
+        # The search budget is shared among the explanations: many open ones are searched
+        # shallowly rather than the loop stalling (a search that gives up decides nothing).
+        budget = max(_CARRY_BUDGET // len(self._open), 100)
         for option in self._open:
-            more = search(option.position, self.rules, reading, self.max_plies)
+            more = search(option.position, self.rules, reading, self.max_plies, budget=budget)
             found.complete = found.complete and more.complete
             for cand in more:
                 # The option's own plies were seen on an earlier board; what came since
@@ -415,14 +440,15 @@ class Referee:
             for cand, score in zip(group, scores):
                 self._evidence[(before.fpn(), cand.tokens[-1])] = score
 
-    def _settle(self, options: List[Candidate], frame, force: bool = False
-                ) -> Tuple[List[ev.Event], List[Candidate]]:
+    def _settle(self, options: List[Candidate], frame, force: bool = False,
+                plies: Optional[int] = None) -> Tuple[List[ev.Event], List[Candidate]]:
         """Commit what the open explanations ``options`` (histories from the current
         position) agree on, and, once they reach beyond the beam (too many, too long; or
         ``force``), the likeliest first ply as an uncertain one. Returns the events and
-        the options left, re-rooted at the new position ([]: the board is explained)."""
+        the options left, re-rooted at the new position ([]: the board is explained).
+        ``plies``: commit at most that many."""
         events: List[ev.Event] = []
-        while options and self._state != "over":
+        while options and self._state != "over" and (plies is None or plies > 0):
             common = common_plies(options)
             alternatives: Tuple[str, ...] = ()
             if common == 0:
@@ -437,6 +463,9 @@ class Referee:
                 chosen, alternatives = firsts[0], tuple(firsts[1:])
                 options = [o for o in options if o.tokens[0] == chosen]
                 common = 1
+            if plies is not None:
+                common = min(common, plies)
+                plies -= common
             events += self._commit(list(options[0].moves[:common]), frame,
                                    alternatives=alternatives)
             options = [Candidate(o.moves[common:], o.position, o.placement, o.pending,
@@ -445,9 +474,54 @@ class Referee:
                 return events, []
             if len(options) == 1 and not force:
                 break
-            if force and len(options) == 1:
+            if force and len(options) == 1 and plies is None:
                 return events + self._take(options[0], (), frame), []
         return events, options
+
+    def _reconsider(self, reading: BoardReading, frame) -> Optional[List[ev.Event]]:
+        """The board fits nothing: try each alternative of the latest uncertain plies
+        (replaying the plies since) and go on with the first one from which legal play
+        explains the board. Returns the events of taking plies back and making them
+        again, or None when no alternative explains it."""
+        key = tuple(sorted(reading.colors.items()))
+        if key == self._reconsidered:
+            return None       # this board was tried already
+        self._reconsidered = key
+        trials = 0
+        for index in range(len(self._doubts) - 1, -1, -1):
+            ply, alternatives = self._doubts[index]
+            if ply > len(self._plies) or any(previous is not None
+                                             for _, _, previous in self._plies[ply - 1:]):
+                continue
+            done = [token for token, _, _ in self._plies]
+            later = done[ply:]
+            for alternative in alternatives:
+                trials += 1
+                if trials > _RECONSIDER_TRIALS:
+                    return None
+                trial = Game(self.game.start, self.rules)
+                try:
+                    for token in done[:ply - 1] + [alternative] + later:
+                        trial.push(token)
+                except FenixError:
+                    continue
+                found = decide(search(trial.position, self.rules, reading, self.max_plies,
+                                      budget=_RECONSIDER_BUDGET), reading)
+                if found.kind == "none" or not found.complete:
+                    continue
+                events: List[ev.Event] = []
+                while len(self._plies) >= ply:
+                    token, _, _ = self._plies.pop()
+                    self.game.pop()
+                    events.append(ev.MoveUndone(move=token, fpn=self.position.fpn(),
+                                                frame=frame))
+                others = tuple(a for a in alternatives if a != alternative) + (done[ply - 1],)
+                del self._doubts[index:]
+                events += self._commit([alternative], frame, alternatives=others)
+                if later:
+                    events += self._commit(later, frame)
+                return events
+        return None
 
     def settle(self) -> List[ev.Event]:
         """The recording has ended with the board's last change undecided: commit the
@@ -691,6 +765,8 @@ class Referee:
             ply = len(self._plies) + 1
             self._plies.append((move.token, before.fpn(), None))
             doubt = alternatives if index == 0 else ()
+            if doubt:
+                self._doubts.append((ply, doubt))
             events.append(ev.MoveCommitted(move=move.token, side=before.side, ply=ply,
                                            fpn_before=before.fpn(), fpn_after=after.fpn(),
                                            captured=move.captured, frame=frame,
@@ -817,6 +893,7 @@ class Referee:
             self.game = previous
         else:
             self.game.pop()
+        self._doubts = [d for d in self._doubts if d[0] <= len(self._plies)]
         self._after_move()
         self._undone = token
         self._state = "checking"

@@ -158,3 +158,29 @@ def test_a_misread_height_does_not_outvote_the_stack_that_changed():
     ref, start = started()
     ref.observe(obs)
     assert ref.moves == ["a1-c2"]
+
+
+def test_with_nobody_to_ask_a_later_move_corrects_an_uncertain_ply():
+    ref = Referee(board="7x8", asking=False)
+    ref.begin()
+    board = Position.start("7x8")
+    ref.observe(observe_placement(board.stacks(), "7x8", 0))
+    # Red's first stone went onto c2, but the camera's faint evidence leans to b2.
+    plies = [("a1-c2", {"b2": 4.0, "c2": 3.0}), ("g8-e7", None), ("e1-f1", None),
+             ("g7-g6", None), ("d1-e2", None), ("f8-f7", None)]
+    events = []
+    for frame, (token, changes) in enumerate(plies, start=1):
+        board = apply(board, token)
+        changes = changes or {token[-2:]: CHANGE_MIN + 6}
+        events += ref.observe(seen(board, frame, changes))
+    first = next(e for e in events if e.kind == "move_committed")
+    assert (first.move, first.uncertain) == ("a1-b2", True)       # the likeliest, wrongly
+    # b2 moves on as a soldier: only a1-c2 explains that. The plies since are replayed.
+    board = apply(board, "b2-c3")
+    later = ref.observe(seen(board, len(plies) + 1, {"c3": CHANGE_MIN + 6}))
+    kinds = [e.kind for e in later]
+    assert "move_undone" in kinds and ref.position == board
+    redone = [e for e in later if e.kind == "move_committed"]
+    assert (redone[0].move, redone[0].uncertain) == ("a1-c2", True)
+    assert "a1-b2" in redone[0].alternatives
+    assert ref.moves == [t for t, _ in plies] + ["b2-c3"]
