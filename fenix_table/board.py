@@ -112,15 +112,6 @@ def black_camp(size: str) -> Tuple[str, ...]:
     return tuple(n for n in cell_names(size) if sum(mirror(size, *cell_index(n))) <= limit)
 
 
-def camp_of(size: str, name: str) -> str:
-    """``"red"``, ``"black"`` or ``""`` for a cell in neither camp."""
-    if name in red_camp(size):
-        return "red"
-    if name in black_camp(size):
-        return "black"
-    return ""
-
-
 @lru_cache(maxsize=None)
 def neighbours(size: str, name: str, diagonal: bool = True) -> Tuple[str, ...]:
     """The cells next to ``name`` (8 directions, or only the 4 orthogonal ones)."""

@@ -2,7 +2,7 @@
 import pytest
 
 from fenix_table import board
-from fenix_table.board import (SIZES, UnknownBoardError, black_camp, camp_of, cell_index, cell_name,
+from fenix_table.board import (SIZES, UnknownBoardError, black_camp, cell_index, cell_name,
                                cell_names, cell_numbers, check_size, dimensions, light_lines,
                                mirror, neighbours, on_board, red_camp, stones_per_side, turned,
                                turns_allowed)
@@ -41,8 +41,6 @@ def test_cell_names_and_camp_sizes(size, cells, last, stones):
 def test_camp_triangles_end_at_their_limit():
     assert "g1" in red_camp("9x9") and "h1" not in red_camp("9x9") and "a7" in red_camp("9x9")
     assert "f1" in red_camp("7x8") and "g1" not in red_camp("7x8") and "a6" in red_camp("7x8")
-    assert camp_of("9x9", "d4") == "red" and camp_of("9x9", "f6") == "black"
-    assert camp_of("9x9", "e5") == "" and camp_of("7x8", "a8") == "" and camp_of("7x8", "b8") == "black"
 
 
 @pytest.mark.parametrize("size", SIZES)

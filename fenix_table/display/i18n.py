@@ -22,8 +22,6 @@ from typing import Iterable, Mapping, Optional
 from .referee_messages import NOTICES, REFEREE
 
 LANGUAGES = ("en", "de", "fr", "nl")
-LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français", "nl": "Nederlands"}
-
 # Game words that may appear as parameter values; translated before formatting.
 WORDS: dict[str, dict[str, str]] = {
     "en": {"red": "Red", "black": "Black", "soldier": "soldier", "general": "General",

@@ -166,12 +166,10 @@ class TableModel:
     clocks: Clocks = field(default_factory=Clocks)
     reviewed: Optional[ReviewedGame] = None
     uncertain: set = field(default_factory=set)   # plies (1-based) taken as likeliest only
-    events_seen: int = 0
 
     # -- folding --------------------------------------------------------------------
     def apply(self, event: ev.Event) -> bool:
         """Fold one event in. Returns whether the picture changed."""
-        self.events_seen += 1
         handler = getattr(self, "_on_" + event.kind, None)
         if handler is None:
             return False

@@ -155,7 +155,7 @@ class Renderer:
         return self._fonts[px]
 
     def _text(self, surface, text, px, colour, centre=None, topleft=None, role=None,
-              drawn=None, bold=False) -> pygame.Rect:
+              drawn=None) -> pygame.Rect:
         img = self.font(px).render(text, True, colour)
         rect = img.get_rect()
         if centre is not None:

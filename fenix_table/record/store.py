@@ -438,11 +438,6 @@ class GameStore:
         ])
         return token
 
-    def set_tags(self, game_id: int, tags: Dict[str, str]) -> None:
-        self._require(game_id)
-        self._transaction([("UPDATE games SET tags = ? WHERE id = ?",
-                            (json.dumps(dict(tags), ensure_ascii=False), game_id))])
-
     def delete(self, game_id: int) -> None:
         """Delete one game, its moves, events and frames."""
         self._require(game_id)

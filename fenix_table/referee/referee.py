@@ -583,10 +583,6 @@ class Referee:
             return fitting[0]
         return None
 
-    @property
-    def _last_seen(self) -> Dict[str, Optional[str]]:
-        return self._last_reading.colors if self._last_reading is not None else {}
-
     # -- outcomes of a reading --------------------------------------------------------
     def _take(self, cand: Candidate, warnings: Sequence[str], frame) -> List[ev.Event]:
         """Commit a candidate's plies; a capture still waiting for removals stays pending."""
