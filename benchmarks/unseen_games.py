@@ -22,7 +22,6 @@ in ``bench_referee.py``).
 """
 from __future__ import annotations
 
-import math
 import os
 import random
 import sys

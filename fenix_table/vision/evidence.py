@@ -8,21 +8,24 @@ parallax (about ``thickness / camera height`` of its distance from the nadir: 0.
 cells per cell off-centre), looks a little larger, lies a millimetre or two off the stone
 below, and casts a longer shadow. An untouched stack looks as it did, give or take noise.
 
-:func:`stack_changes` scores, per cell, how much the stack there changed between the last
-still frame before a change and the first still frame after it, on the rectified board
-(the same pixels the cell reader reads), from three looks at it:
+:func:`stack_changes` scores, per cell, how much the stack there changed between the first
+still frame of the board before a change and the first still frame after it, on the
+rectified board (the same pixels the cell reader reads), from two looks inside the
+stone's rim:
 
-- the edges inside the stone's rim (gradient magnitude): the rim's shift;
-- the brightness inside the rim, less the cell's own median change: the rim's shift
-  again, blind to light or exposure that brightened the whole cell;
-- the brightness just outside the rim: the longer shadow.
+- the edges (gradient magnitude, the earlier picture scaled to the later one's contrast):
+  the rim's shift;
+- the brightness, less the cell's own median change: the rim's shift again, blind to
+  light or exposure that brightened the whole cell.
 
 Each look is put on a common scale, its robust spread over the whole board (most cells
-did not change), and the three are added: a score of 0 is an ordinary cell, 10 a change
-ten spreads above it. Measured on the project's generator (80 setup plies, stones placed
-exactly, so parallax alone): the landing stack scored highest of the mover's stacks in
-95% of plies and more than twice the next in 84%, never the reverse; black stones on the
-dark 9x9 face give the least (17 of 20).
+did not change), and the two are added: a score of 0 is an ordinary cell, 10 a change ten
+spreads above it. The board around a stone is left out: the shadow a lifted neighbour
+took with it, and the longer one a grown stack casts, change it as much as the stone
+itself (both were tried and made wrong choices). On the generator's games (stones where
+they were put, hands from the mover's side; 45 setup plies) the landing stack scored
+highest of the mover's stacks in every ply; black stones on the dark 9x9 face give the
+least, often nothing the referee may act on.
 """
 from __future__ import annotations
 
@@ -30,11 +33,9 @@ from typing import Tuple
 
 import numpy as np
 
-#: Rings measured, as fractions of a cell from the cell's centre. A stone's rim is at
-#: 0.40; the inner ring is wide enough for a stone placed 0.1 cell off-centre.
-INNER = (0.12, 0.38)
-INNER_BRIGHTNESS = (0.12, 0.38)
-OUTER = (0.42, 0.62)
+#: The ring measured, as fractions of a cell from the cell's centre: inside a stone's rim
+#: (at 0.40), so that the board around it stays out.
+RING = (0.12, 0.38)
 
 
 def _ring(ppc: int, radii: Tuple[float, float]) -> np.ndarray:
@@ -49,7 +50,7 @@ def _per_cell(image: np.ndarray, width: int, height: int, ppc: int, pad: int) ->
 
 
 def _ring_change(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: int,
-                 pad: int, radii: Tuple[float, float], shape_only: str = "") -> np.ndarray:
+                 pad: int, radii: Tuple[float, float], shape_only: str) -> np.ndarray:
     """Mean absolute change over the ring. ``shape_only``: "offset" takes each cell's
     median change off (a brighter or darker cell), "gain" scales the earlier picture to
     the later one's level first (more or less contrast)."""
@@ -76,7 +77,6 @@ def stack_changes(before, after, width: int, height: int) -> np.ndarray:
     frames, given as the reader's :class:`~fenix_table.vision.cells.Rectified` images of
     the same calibration; see the module docstring for the scale."""
     ppc, pad = after.ppc, after.pad
-    edges = _ring_change(before.grad, after.grad, width, height, ppc, pad, INNER, "gain")
-    rim = _ring_change(before.L, after.L, width, height, ppc, pad, INNER_BRIGHTNESS, "offset")
-    shadow = _ring_change(before.L, after.L, width, height, ppc, pad, OUTER)
+    edges = _ring_change(before.grad, after.grad, width, height, ppc, pad, RING, "gain")
+    rim = _ring_change(before.L, after.L, width, height, ppc, pad, RING, "offset")
     return _robust(edges) + _robust(rim)

@@ -14,7 +14,6 @@ the camera), the rules engine, the game recorder, and the lights on gpiozero's m
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import shutil
 import sqlite3

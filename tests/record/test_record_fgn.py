@@ -4,7 +4,6 @@ import pytest
 from fenix_table.errors import RecordError
 from fenix_table.record.store import GameStore
 from tests.recorded import Recorded
-from fenix_table.referee import Referee
 from fenix_tools.synthetic import observe_placement, position_of
 from fenix_table.rules import Position, apply, parse_fgn
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fenix_tools.sim import (PhysicalBoard, SceneParams, TableCamera, battle_stacking, mover_angle,
+from fenix_tools.sim import (PhysicalBoard, TableCamera, battle_stacking, mover_angle,
                              ply_frames, random_game, random_placement, random_scene, render_frame)
 from fenix_tools.sim.game import cell_centre
 from fenix_table.board import cell_index, cell_names

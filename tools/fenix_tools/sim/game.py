@@ -22,7 +22,6 @@ True
 """
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import replace
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
