@@ -30,7 +30,7 @@ from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
                      position_after_turn)
 from ..rules.replay import Replay
 from . import events as ev
-from .tracker import (CHANGE_DOMINANCE, BoardReading, Candidate, Candidates, Decision,
+from .tracker import (BoardReading, Candidate, Candidates, Decision,
                       common_plies, decide, every_ply_shows, evidence_gaps, landing_scores,
                       narrowed, read_board, search)
 
@@ -49,6 +49,10 @@ _MAX_OPEN_PLIES = 4
 #: nothing (each replays the game since and searches once).
 _RECONSIDER_TRIALS = 60
 _RECONSIDER_BUDGET = 300
+#: A stacking ply that only a read height names is doubted once another candidate
+#: stack changed this many times more than the one it names (a stack read a stone too
+#: high made certain wrong commits at twice; equal changes are noise).
+_HEIGHT_AGAINST_CHANGE = 1.25
 #: Search nodes shared by the open explanations on each still board.
 _CARRY_BUDGET = 3000
 #: The most explanations offered to the players to pick from (on the display they narrow
@@ -356,7 +360,7 @@ class Referee:
             return decision
         mine = next((score for cand, score in zip(options, scores)
                      if cand.tokens == decision.candidate.tokens), None)
-        if mine is None or max(scores) > max(mine, 1.0) * CHANGE_DOMINANCE:
+        if mine is None or max(scores) > max(mine, 1.0) * _HEIGHT_AGAINST_CHANGE:
             return Decision("ambiguous", options=options)
         return decision
 
