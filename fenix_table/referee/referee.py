@@ -265,6 +265,10 @@ class Referee:
             if beyond.kind == "move":
                 self._masked.update(self._suspect)
                 reading, decision = past, beyond
+        if decision.kind == "move" and self._changes_deny(decision.candidate, reading):
+            # Whatever named this stacking ply (heights, or the change of a stack beside
+            # one whose height was misread), the camera saw another stack change more.
+            decision = Decision("ambiguous", options=[decision.candidate])
         if decision.kind == "move":
             self._unfit_key, self._unfit_count = None, 0
             events += self._take(decision.candidate, decision.height_warnings, frame)
@@ -311,7 +315,7 @@ class Referee:
             # board), or one misread cell beside a legal move. Not once a board was found
             # unexplained: from there only a board that fits exactly resumes play.
             found = self._longer_route(reading) or self._near_move(observation, reading)
-            if found is not None:
+            if found is not None and not self._changes_deny(found, reading):
                 # The cell the move leaves unexplained was taken for a misread: while it
                 # reads so it is no evidence of a next move (glare "emptying" a soldier's
                 # cell is no King or General creation); it is reported if it stays.
@@ -350,19 +354,26 @@ class Referee:
         """A stacking ply that only a read height singled out stands only if the stacks'
         changes do not say otherwise: a stack read one stone too high is a wrong answer
         the change evidence can catch (the stack it names did not change, another did)."""
+        if not self._changes_deny(decision.candidate, reading):
+            return decision
         by_colour = decide(search(self.position, self.rules, reading, self.max_plies,
                                   use_heights=False), reading, heights="ignore")
-        if by_colour.kind != "ambiguous" or not by_colour.complete:
-            return decision
-        options = by_colour.options
-        scores = landing_scores(options, self._changes)
-        if scores is None:
-            return decision
-        mine = next((score for cand, score in zip(options, scores)
-                     if cand.tokens == decision.candidate.tokens), None)
-        if mine is None or max(scores) > max(mine, 1.0) * _HEIGHT_AGAINST_CHANGE:
-            return Decision("ambiguous", options=options)
-        return decision
+        if by_colour.kind == "ambiguous":
+            return Decision("ambiguous", options=by_colour.options, complete=by_colour.complete)
+        return Decision("ambiguous", options=[decision.candidate])
+
+    def _changes_deny(self, cand: Candidate, reading: BoardReading) -> bool:
+        """Whether the camera saw another of the mover's stacks change clearly more than
+        the one a stacking ply of ``cand`` lands on (one ply; the changes are the latest
+        still board's)."""
+        if not self._changes or len(cand.moves) != 1 or not cand.moves[0].stacking:
+            return False
+        landing = cand.moves[0].path[-1]
+        colour = reading.colors.get(landing)
+        others = [score for cell, score in self._changes.items()
+                  if cell != landing and reading.colors.get(cell) == colour]
+        return bool(others) and \
+            max(others) > max(self._changes.get(landing, 0.0), 1.0) * _HEIGHT_AGAINST_CHANGE
 
     def _relies_on_doubt(self, cand: Candidate, reading: BoardReading) -> bool:
         """True when a stacking ply of ``cand`` starts from a cell still reading empty
