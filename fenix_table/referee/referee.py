@@ -30,9 +30,9 @@ from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
                      position_after_turn)
 from ..rules.replay import Replay
 from . import events as ev
-from .tracker import (BoardReading, Candidate, Candidates, Decision,
-                      common_plies, decide, every_ply_shows, evidence_gaps, landing_scores,
-                      narrowed, read_board, search)
+from .tracker import (HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
+                      common_plies, decide, every_ply_shows, evidence_gaps, fingertips,
+                      landing_scores, narrowed, read_board, search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -452,8 +452,10 @@ class Referee:
             before = self.position
             for move in group[0].moves[:-1]:
                 before = play(before, move)
+            tips = fingertips(self._reached, before.side)
             for cand, score in zip(group, scores):
-                self._evidence[(before.fpn(), cand.tokens[-1])] = score
+                hand = HAND_BONUS if cand.moves[-1].path[-1] in tips else 0.0
+                self._evidence[(before.fpn(), cand.tokens[-1])] = score + hand
 
     def _settle(self, options: List[Candidate], frame, force: bool = False,
                 plies: Optional[int] = None) -> Tuple[List[ev.Event], List[Candidate]]:
