@@ -48,7 +48,10 @@ _MAX_OPEN_PLIES = 4
 #: The most alternatives of earlier uncertain plies tried against one board that fits
 #: nothing (each replays the game since and searches once).
 _RECONSIDER_TRIALS = 60
-_RECONSIDER_BUDGET = 300
+_RECONSIDER_BUDGET = 150
+#: Boards in a row that no alternative explained, after which the referee stops trying
+#: until a move is committed again (each try costs up to a few tenths of a second).
+_RECONSIDER_BOARDS = 3
 #: A stacking ply that only a read height names is doubted once another candidate
 #: stack changed this many times more than the one it names (a stack read a stone too
 #: high made certain wrong commits at twice; equal changes are noise).
@@ -138,6 +141,7 @@ class Referee:
         # (ply, alternatives) of the plies committed as the likeliest, not for certain.
         self._doubts: List[Tuple[int, Tuple[str, ...]]] = []
         self._reconsidered: Optional[Tuple] = None   # the board last reconsidered for
+        self._reconsider_failures = 0
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -500,10 +504,13 @@ class Referee:
         (replaying the plies since) and go on with the first one from which legal play
         explains the board. Returns the events of taking plies back and making them
         again, or None when no alternative explains it."""
+        from ..rules import apply
+
         key = tuple(sorted(reading.colors.items()))
-        if key == self._reconsidered:
-            return None       # this board was tried already
+        if key == self._reconsidered or self._reconsider_failures >= _RECONSIDER_BOARDS:
+            return None       # this board was tried already, or the last few all failed
         self._reconsidered = key
+        self._reconsider_failures += 1
         trials = 0
         for index in range(len(self._doubts) - 1, -1, -1):
             ply, alternatives = self._doubts[index]
@@ -516,13 +523,15 @@ class Referee:
                 trials += 1
                 if trials > _RECONSIDER_TRIALS:
                     return None
-                trial = Game(self.game.start, self.rules)
+                # Legality does not depend on the history before: replay from the
+                # position before the doubted ply.
+                position = self.game.positions[ply - 2 - len(self._plies)]
                 try:
-                    for token in done[:ply - 1] + [alternative] + later:
-                        trial.push(token)
+                    for token in [alternative] + later:
+                        position = apply(position, token, self.rules)
                 except FenixError:
                     continue
-                found = decide(search(trial.position, self.rules, reading, self.max_plies,
+                found = decide(search(position, self.rules, reading, self.max_plies,
                                       budget=_RECONSIDER_BUDGET), reading)
                 if found.kind == "none" or not found.complete:
                     continue
@@ -534,6 +543,7 @@ class Referee:
                                                 frame=frame))
                 others = tuple(a for a in alternatives if a != alternative) + (done[ply - 1],)
                 del self._doubts[index:]
+                self._reconsider_failures = 0
                 events += self._commit([alternative], frame, alternatives=others)
                 if later:
                     events += self._commit(later, frame)
@@ -792,6 +802,7 @@ class Referee:
 
     def _after_move(self) -> None:
         self._unfit_key, self._unfit_count = None, 0
+        self._reconsider_failures = 0
         self._undone = None
         self._open = None
         self._draw_offer = None
