@@ -653,9 +653,15 @@ class Referee:
         moves = tuple(sorted(" ".join(c.tokens) for c in options))
         scores = landing_scores(options, self._changes)
         if scores is not None:
-            # Point at the few stacks the camera saw change most, not at every candidate.
-            ranked = sorted(zip(scores, options), key=lambda pair: -pair[0])
-            cells = {cand.moves[0].path[-1] for _, cand in ranked[:3]}
+            # Offer the likeliest first and point at the few stacks the camera saw change
+            # most (and where the hand was last), not at every candidate.
+            mover = "black" if options[0].position.side == "red" else "red"
+            tips = fingertips(self._reached, mover)
+            ranked = sorted(zip(scores, options), key=lambda pair: (
+                -(pair[0] + (HAND_BONUS if pair[1].moves[-1].path[-1] in tips else 0.0)),
+                pair[1].tokens))
+            moves = tuple(" ".join(cand.tokens) for _, cand in ranked)
+            cells = {cand.moves[-1].path[-1] for _, cand in ranked[:3]}
         event = ev.MoveAmbiguous(moves=moves, cells=tuple(sorted(cells)), frame=frame)
         if self._said.get("ambiguous") == moves:
             return []

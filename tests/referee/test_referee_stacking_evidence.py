@@ -48,8 +48,10 @@ def test_evidence_that_does_not_dominate_only_narrows_the_question():
     events = ref.observe(seen(after, 1, {"c2": close, "b2": close / CHANGE_DOMINANCE + 0.5,
                                          "d1": 3.0, "e1": 2.0}))
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
-    # Every legal ply can still be picked, but the display points at the likeliest stacks.
+    # Every legal ply can still be picked, the likeliest offered first, and the display
+    # points at the likeliest stacks.
     assert len(events[0].moves) == 20
+    assert events[0].moves[:3] == ("a1-c2", "a1-b2", "a1-d1")
     assert events[0].cells == ("b2", "c2", "d1")
 
 
