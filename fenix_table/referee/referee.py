@@ -271,8 +271,9 @@ class Referee:
                 reading, decision = past, beyond
         if decision.kind == "move" and self._changes_deny(decision.candidate, reading):
             # Whatever named this stacking ply (heights, or the change of a stack beside
-            # one whose height was misread), the camera saw another stack change more.
-            decision = Decision("ambiguous", options=[decision.candidate])
+            # one whose height was misread), the camera saw another stack change more:
+            # every ply the colours allow stays open.
+            decision = self._by_colour(decision.candidate, reading)
         if decision.kind == "move":
             self._unfit_key, self._unfit_count = None, 0
             events += self._take(decision.candidate, decision.height_warnings, frame)
@@ -360,11 +361,16 @@ class Referee:
         the change evidence can catch (the stack it names did not change, another did)."""
         if not self._changes_deny(decision.candidate, reading):
             return decision
+        return self._by_colour(decision.candidate, reading)
+
+    def _by_colour(self, cand: Candidate, reading: BoardReading) -> Decision:
+        """Undecided between every explanation the colours allow (heights ignored), or
+        ``cand`` alone when the colours allow no other."""
         by_colour = decide(search(self.position, self.rules, reading, self.max_plies,
                                   use_heights=False), reading, heights="ignore")
         if by_colour.kind == "ambiguous":
             return Decision("ambiguous", options=by_colour.options, complete=by_colour.complete)
-        return Decision("ambiguous", options=[decision.candidate])
+        return Decision("ambiguous", options=[cand])
 
     def _changes_deny(self, cand: Candidate, reading: BoardReading) -> bool:
         """Whether the camera saw another of the mover's stacks change clearly more than
