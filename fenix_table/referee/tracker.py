@@ -350,7 +350,8 @@ def decide(candidates: List[Candidate], reading: BoardReading,
 #: score): a stack that grew casts a longer shadow, and from low light that shadow falls
 #: on its neighbour's top, which then changes more than the stack itself. Fitted on 147
 #: setup plies of 14 generated games (seeds 100-113; 87 taken, none wrong), checked on
-#: other seeds and on the independent renderer (benchmarks/bench_referee.py).
+#: other seeds and on the independent renderer (benchmarks/bench_referee.py). The change
+#: itself must reach ``CHANGE_MIN``: the hand (``HAND_BONUS``) only helps it stand out.
 CHANGE_MIN = 5.0
 CHANGE_DOMINANCE = 2.0
 CHANGE_NEIGHBOUR_SHARE = 0.1
@@ -359,6 +360,10 @@ CHANGE_NEIGHBOUR_FLOOR = 2.0
 #: before the board became still (the covered cells farthest from the mover's edge of
 #: the board): 88 -> 91 of those 147 plies taken, still none wrong.
 HAND_BONUS = 2.0
+#: A stack next to the cell the stone was lifted from needs this much change of its own:
+#: the lifted stone's shadow leaves its neighbours (on the independent renderer's games
+#: such a neighbour was taken three times with the true stack showing nothing).
+CHANGE_NEXT_TO_EMPTIED = 10.0
 
 
 def fingertips(reached: Sequence[str], side: str) -> set:
@@ -412,6 +417,11 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     if best < CHANGE_MIN or best < CHANGE_DOMINANCE * max(second, 1.0):
         return None
     chosen = options[order[0]]
+    own = changed[order[0]]        # the hand only helps a change stand out, never makes one
+    emptied = chosen.moves[-1].path[0]
+    if own < CHANGE_MIN or (own < CHANGE_NEXT_TO_EMPTIED and
+                            emptied in neighbours(chosen.position.size, chosen.moves[-1].path[-1])):
+        return None
     near = set(neighbours(chosen.position.size, chosen.moves[-1].path[-1]))
     if any(cand.moves[-1].path[-1] in near and
            score >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * changed[order[0]])

@@ -133,17 +133,34 @@ def test_a_neighbour_that_changed_too_leaves_the_ply_to_the_players():
     assert ref.moves == ["a1-c2"]
 
 
-def test_the_movers_fingertips_last_seen_over_a_stack_add_to_its_change():
+def test_the_movers_fingertips_help_a_change_stand_out_but_never_make_one():
     ref, start = started()
     after = apply(start, "a1-c2")
-    changes = {"c2": CHANGE_MIN - 1.5, "e1": 1.0}
+    # c2 changed, but not twice as much as e1: alone, the camera cannot tell.
+    changes = {"c2": CHANGE_MIN + 2, "e1": (CHANGE_MIN + 2) / 1.7}
+    assert [e.kind for e in ref.observe(seen(after, 1, changes))] == ["move_ambiguous"]
+    # Red's fingertips were last over c2 (the covered cells deepest from Red's edge).
+    ref, start = started()
     obs = dataclasses.replace(seen(after, 1, changes), reached=("b1", "c1", "c2"))
     assert ref.observe(obs)[0].kind == "move_committed" and ref.moves == ["a1-c2"]
-    # Red's hand reaches in from rank 1: a hand seen deepest elsewhere adds nothing here.
+    # A change too weak to count is not made one by the hand.
     ref, start = started()
-    obs = dataclasses.replace(seen(after, 1, changes), reached=("c1", "c2", "c3"))
+    obs = dataclasses.replace(seen(after, 1, {"c2": CHANGE_MIN - 1}), reached=("c1", "c2"))
     assert [e.kind for e in ref.observe(obs)] == ["move_ambiguous"] and ref.moves == []
 
+
+def test_a_stack_next_to_the_emptied_cell_needs_a_change_of_its_own():
+    # The lifted stone's shadow leaves its neighbours: a changed neighbour of a1 is
+    # taken only on a clearly larger change.
+    from fenix_table.referee.tracker import CHANGE_NEXT_TO_EMPTIED
+
+    ref, start = started()
+    after = apply(start, "a1-b1")
+    events = ref.observe(seen(after, 1, {"b1": CHANGE_NEXT_TO_EMPTIED - 2}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    ref, start = started()
+    ref.observe(seen(after, 1, {"b1": CHANGE_NEXT_TO_EMPTIED + 2}))
+    assert ref.moves == ["a1-b1"]
 
 def test_a_misread_height_does_not_outvote_the_stack_that_changed():
     # Red put a1 on b2; the camera reads b2 still one high and c2 two high (wrong): by
