@@ -3,7 +3,7 @@ which stack changed (vision.evidence), and narrowed when the evidence is not cle
 import dataclasses
 
 from fenix_table.referee import Referee
-from fenix_table.referee.tracker import CHANGE_DOMINANCE, CHANGE_MIN
+from fenix_table.referee.tracker import CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEXT_TO_EMPTIED
 from fenix_table.rules import Position, apply
 from fenix_tools.synthetic import observe_placement
 
@@ -85,7 +85,7 @@ def test_with_nobody_to_ask_the_likeliest_ply_is_recorded_as_uncertain():
     for frame, token in enumerate(plies, start=1):
         board = apply(board, token)
         # Red's first ply left a weak trace (c2 ahead, not clearly); the rest are clear.
-        weak = {"c2": 4.0, "b2": 2.5} if frame == 1 else {token[-2:]: CHANGE_MIN + 6}
+        weak = {"c2": 4.0, "b2": 2.5} if frame == 1 else {token[-2:]: CHANGE_NEXT_TO_EMPTIED + 5}
         committed += [e for e in ref.observe(seen(board, frame, weak))
                       if e.kind == "move_committed"]
     committed += [e for e in ref.settle() if e.kind == "move_committed"]
@@ -152,8 +152,6 @@ def test_the_movers_fingertips_help_a_change_stand_out_but_never_make_one():
 def test_a_stack_next_to_the_emptied_cell_needs_a_change_of_its_own():
     # The lifted stone's shadow leaves its neighbours: a changed neighbour of a1 is
     # taken only on a clearly larger change.
-    from fenix_table.referee.tracker import CHANGE_NEXT_TO_EMPTIED
-
     ref, start = started()
     after = apply(start, "a1-b1")
     events = ref.observe(seen(after, 1, {"b1": CHANGE_NEXT_TO_EMPTIED - 2}))
@@ -190,13 +188,13 @@ def test_with_nobody_to_ask_a_later_move_corrects_an_uncertain_ply():
     events = []
     for frame, (token, changes) in enumerate(plies, start=1):
         board = apply(board, token)
-        changes = changes or {token[-2:]: CHANGE_MIN + 6}
+        changes = changes or {token[-2:]: CHANGE_NEXT_TO_EMPTIED + 5}
         events += ref.observe(seen(board, frame, changes))
     first = next(e for e in events if e.kind == "move_committed")
     assert (first.move, first.uncertain) == ("a1-b2", True)       # the likeliest, wrongly
     # b2 moves on as a soldier: only a1-c2 explains that. The plies since are replayed.
     board = apply(board, "b2-c3")
-    later = ref.observe(seen(board, len(plies) + 1, {"c3": CHANGE_MIN + 6}))
+    later = ref.observe(seen(board, len(plies) + 1, {"c3": CHANGE_NEXT_TO_EMPTIED + 5}))
     kinds = [e.kind for e in later]
     assert "move_undone" in kinds and ref.position == board
     redone = [e for e in later if e.kind == "move_committed"]
