@@ -31,20 +31,17 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 import bench_vision_unseen as unseen  # noqa: E402
-from fenix_table.board import cell_index  # noqa: E402
+# Where the hand goes (the scenario, no pixels) is shared with the project's generator.
+from fenix_tools.sim.game import cell_centre, hand_tips, mover_angle  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
 
 #: Skin and sleeve colours (BGR) the players are drawn with.
 SKINS = [(150, 180, 225), (120, 150, 200), (90, 120, 170), (60, 85, 125), (170, 195, 235)]
 SLEEVES = [(40, 40, 40), (140, 60, 30), (60, 120, 60), (200, 200, 200), (50, 50, 150),
            (120, 110, 100), (30, 90, 160)]
-
-
-def cell_centre(cell: str) -> np.ndarray:
-    f, r = cell_index(cell)
-    return np.array([f + 0.5, r + 0.5])
 
 
 class UnseenTable:
@@ -127,13 +124,6 @@ class UnseenCamera:
         return unseen.Hand((float(tip[0]), float(tip[1])), float(angle_deg), skin, sleeve)
 
 
-def mover_angle(side: str, rng: random.Random, spread_deg: float = 30.0) -> float:
-    """Where the arm comes from: Red below rank 1 (towards -y), Black beyond the last
-    rank (+y), give or take ``spread_deg`` (clipped at 1.5 times that)."""
-    base = 270.0 if side == "red" else 90.0
-    return (base + max(-1.5 * spread_deg, min(1.5 * spread_deg, rng.gauss(0, spread_deg)))) % 360
-
-
 def ply_frames(camera: UnseenCamera, table: UnseenTable, move, side: str, rng: random.Random,
                hand_frames: int = 3, still_frames: int = 5) -> Iterator[np.ndarray]:
     """The frames of one ply (plays ``move`` on ``table``): ``hand_frames`` with the
@@ -141,16 +131,10 @@ def ply_frames(camera: UnseenCamera, table: UnseenTable, move, side: str, rng: r
     (the stone in the hand); the last over the landing cell, the board as after; then
     ``still_frames`` still frames."""
     angle = mover_angle(side, rng)
-    points = [cell_centre(c) for c in move.path]
-    hand_frames = max(1, int(hand_frames))
-    for k in range(hand_frames - 1):
-        t = k / max(1, hand_frames - 1) * (len(points) - 1)
-        i = min(int(t), len(points) - 2) if len(points) > 1 else 0
-        a, b = points[i], points[min(i + 1, len(points) - 1)]
-        tip = a + (b - a) * (t - i) + np.array([rng.gauss(0, 0.15), rng.gauss(0, 0.15)])
+    for tip in hand_tips(move, rng, hand_frames):
         yield camera.frame(table, camera.hand(side, tip, angle + rng.gauss(0, 4)))
     table.play(move)
-    tip = points[-1] + np.array([rng.gauss(0, 0.08), rng.gauss(0, 0.08)])
+    tip = cell_centre(move.path[-1]) + np.array([rng.gauss(0, 0.08), rng.gauss(0, 0.08)])
     yield camera.frame(table, camera.hand(side, tip, angle + rng.gauss(0, 4)))
     for _ in range(still_frames):
         yield camera.frame(table)

@@ -152,6 +152,19 @@ def mover_angle(side: str, rng: random.Random, spread_deg: float = 30.0) -> floa
     return (base + off) % 360.0
 
 
+def hand_tips(move, rng: random.Random, hand_frames: int = 3) -> Iterator[np.ndarray]:
+    """Where the fingertips are in the hand frames before the stone is put down (board
+    coordinates): over the stone that moves first, then along the move's path towards
+    the landing cell, give or take a little. ``hand_frames`` - 1 of them (at least 0)."""
+    waypoints = [cell_centre(c) for c in move.path]
+    hand_frames = max(1, int(hand_frames))
+    for k in range(hand_frames - 1):
+        t = k / max(1, hand_frames - 1) * (len(waypoints) - 1)
+        i = min(int(t), len(waypoints) - 2) if len(waypoints) > 1 else 0
+        a, b = waypoints[i], waypoints[min(i + 1, len(waypoints) - 1)]
+        yield a + (b - a) * (t - i) + np.array([rng.gauss(0, 0.15), rng.gauss(0, 0.15)])
+
+
 def ply_frames(camera: TableCamera, table: PhysicalBoard, move, side: str,
                rng: random.Random, *, hand_frames: int = 3, still_frames: int = 5,
                spread_deg: float = 30.0) -> Iterator[Frame]:
@@ -165,15 +178,8 @@ def ply_frames(camera: TableCamera, table: PhysicalBoard, move, side: str,
     of the new position. Yields ``(bgr, truth)``.
     """
     angle = mover_angle(side, rng, spread_deg)
-    waypoints = [cell_centre(c) for c in move.path]
-    land = waypoints[-1]
-    hand_frames = max(1, int(hand_frames))
-    for k in range(hand_frames - 1):
-        # Along the path, from the start (k = 0) towards the landing cell.
-        t = k / max(1, hand_frames - 1) * (len(waypoints) - 1)
-        i = min(int(t), len(waypoints) - 2) if len(waypoints) > 1 else 0
-        a, b = waypoints[i], waypoints[min(i + 1, len(waypoints) - 1)]
-        tip = a + (b - a) * (t - i) + np.array([rng.gauss(0, 0.15), rng.gauss(0, 0.15)])
+    land = cell_centre(move.path[-1])
+    for tip in hand_tips(move, rng, hand_frames):
         yield camera.frame(table, hand_tip=tuple(tip), hand_angle_deg=angle + rng.gauss(0, 4))
     table.play(move)
     tip = land + np.array([rng.gauss(0, 0.08), rng.gauss(0, 0.08)])
