@@ -425,12 +425,20 @@ def read_only_archive(tmp: Path) -> None:
     os.chmod(folder, 0o555)
     env = {}
     prefix: List[str] = []
+    package = PROGRAM
     if os.geteuid() == 0:   # root may write anything: be nobody
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         env = {"HOME": str(folder)}
+        # nobody may not be able to read the checkout (a private temporary folder):
+        # give it a readable copy of the package to run.
+        package = Path(tempfile.mkdtemp(prefix="fenix-ro-code-", dir="/tmp"))
+        shutil.copytree(PROGRAM / "fenix_table", package / "fenix_table",
+                        ignore=shutil.ignore_patterns("recording", "__pycache__"))
+        for path in [package, *package.rglob("*")]:
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
     try:
         def as_user(argv):
-            environ = dict(os.environ, PYTHONPATH=str(PROGRAM), LC_ALL="C.UTF-8",
+            environ = dict(os.environ, PYTHONPATH=str(package), LC_ALL="C.UTF-8",
                            FENIX_TABLE_CONFIG="", **env)
             done = subprocess.run(prefix + [sys.executable, "-m", "fenix_table.cli", *argv],
                                   capture_output=True, env=environ, cwd="/", timeout=60)
@@ -446,6 +454,8 @@ def read_only_archive(tmp: Path) -> None:
     finally:
         os.chmod(folder, 0o755)
         os.chmod(db, 0o644)
+        if package != PROGRAM:
+            shutil.rmtree(package, ignore_errors=True)
     assert db.read_bytes() == before
     shutil.rmtree(folder, ignore_errors=True)
 
