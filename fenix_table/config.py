@@ -216,6 +216,23 @@ class RecordConfig:
     save_frames: bool = _bool(False)
 
 
+@dataclass(frozen=True)
+class ClubConfig:
+    """The club broadcast (``fenix_table/club``): off unless ``enabled``."""
+
+    #: Publish this table's game on the club's MQTT broker (needs ``fenix-table[club]``).
+    enabled: bool = _bool(False)
+    #: ``mqtt://HOST[:PORT]``, or ``mqtts://HOST[:PORT]`` for TLS.
+    broker: str = _str("mqtt://localhost:1883")
+    #: Names in the topics ``fenix/<club>/<table>/...``; the table logs in as ``table``.
+    club: str = _str("club")
+    table: str = _str("table1")
+    #: File holding this table's broker password; empty: no login (an open broker).
+    password_file: str = _path("")
+    #: The club's CA certificate for ``mqtts://``; empty: the system's certificates.
+    ca_file: str = _path("")
+
+
 def configured_database(path: Optional[str], config_path: Optional[str] = None) -> Optional[str]:
     """The game archive to use: ``path`` when given (``--db``), else the configuration's
     ``record.database``, else None (the user data folder). An empty ``--db ""`` is given
@@ -233,6 +250,7 @@ SECTIONS = {
     "display": DisplayConfig,
     "gpio": GpioConfig,
     "record": RecordConfig,
+    "club": ClubConfig,
 }
 
 
@@ -247,6 +265,7 @@ class Config:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     gpio: GpioConfig = field(default_factory=GpioConfig)
     record: RecordConfig = field(default_factory=RecordConfig)
+    club: ClubConfig = field(default_factory=ClubConfig)
     source: Optional[str] = None
 
     @classmethod

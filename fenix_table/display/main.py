@@ -114,6 +114,8 @@ def run_table(args, config) -> int:
         resume = max(unfinished, key=lambda g: g.id).id
     elif getattr(args, "continue_game", False):
         resume = continued_game(store)
+    from ..club import broadcast_from_config
+    broadcast = broadcast_from_config(config, dict(setup.tags))   # None unless [club] enabled
     lights = lights_sink(config)
     ui = UiState(language=args.language or (display.language if display else "en"),
                  rotation=args.rotate if args.rotate is not None else
@@ -121,20 +123,20 @@ def run_table(args, config) -> int:
                  show_camera=display.camera_inset if display else True,
                  show_clocks=display.clocks if display else False)
     stable = config.referee.stable_frames if config is not None else 3
+    sinks = [sink for sink in (lights, broadcast) if sink is not None]
     table = None
     try:
         try:
-            table = Table(setup, record=record, sinks=[lights] if lights is not None else [],
-                          model=TableModel(), stable_frames=stable, calibration=calibration,
-                          resume=resume)
+            table = Table(setup, record=record, sinks=sinks, model=TableModel(),
+                          stable_frames=stable, calibration=calibration, resume=resume)
         except RecordError as error:
             if resume is None or args.resume:
                 raise
             # --continue: a stored game that no longer replays must not keep the table
             # down; it stays in the archive as it is and a new game starts.
             log.warning("not continuing game %s: %s; starting a new game", resume, error)
-            table = Table(setup, record=record, sinks=[lights] if lights is not None else [],
-                          model=TableModel(), stable_frames=stable, calibration=calibration)
+            table = Table(setup, record=record, sinks=sinks, model=TableModel(),
+                          stable_frames=stable, calibration=calibration)
         size = args.size or ((display.width, display.height) if display and display.width
                              else (0, 0))
         fullscreen = args.fullscreen
@@ -151,8 +153,9 @@ def run_table(args, config) -> int:
         feed.stop()
         if table is not None:
             table.close()
-        elif lights is not None:
-            lights.close()
+        else:
+            for sink in sinks:
+                sink.close()
         store.close()
         try:
             import pygame

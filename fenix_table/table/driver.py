@@ -188,6 +188,14 @@ class Table:
                 self.vision.learn(seen)
         return changed
 
+    def observe(self, observation, index: int) -> bool:
+        """A still board seen by something other than this table's camera (the club's
+        simulated tables, :mod:`fenix_table.club.simulate`): straight to the referee, as
+        a stable observation from vision goes. Returns whether the display changed."""
+        self.index = index
+        events = [e for e in self.referee.observe(observation) if e.kind != "board_view"]
+        return self._emit(events)
+
     def camera(self, ok: bool) -> bool:
         """Tell the table whether the camera delivers; a change is published."""
         if ok == self._camera_ok:
@@ -330,7 +338,8 @@ def run(table: Table, feed, *, screen=None, players=None, watchdog=None,
 
     ``screen`` (the display): ``poll(table)`` gives the requests of the people in front
     of it (``Action("quit")`` ends the loop) and ``draw(table, changed)`` shows the table.
-    ``players``: stands in for people at a recorded table: ``step(table, index)`` after
+    ``feed`` gives camera frames, or stable observations when it says
+    ``observations = True`` (:meth:`Table.observe`). ``players``: stands in for people at a recorded table: ``step(table, index)`` after
     each frame, putting requests on ``table.requests``. ``watchdog``
     (:class:`~fenix_table.watchdog.Watchdog`): READY=1 at the start, WATCHDOG=1 on every
     turn of the loop (a hung loop stops them; a lost camera does not), STOPPING=1 at
@@ -363,7 +372,9 @@ def run(table: Table, feed, *, screen=None, players=None, watchdog=None,
                 got = feed.latest(timeout=wait)
                 if got is not None:
                     index, frame = got
-                    changed = table.feed(frame, index) or changed
+                    # A feed of observations (a simulated table) has no camera picture.
+                    see = table.observe if getattr(feed, "observations", False) else table.feed
+                    changed = see(frame, index) or changed
                     if players is not None:
                         players.step(table, index)
                 changed = table.camera(feed.lost() is None) or changed
