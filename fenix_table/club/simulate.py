@@ -56,7 +56,10 @@ class SimulatedPlayers:
         self.table = None
         self.ended = False
         self.games_done = 0
-        self.played: List[List[str]] = [[]]   # the moves made, per game
+        #: Per game: the moves the players made, and the moves the table committed (a
+        #: capture chain whose two routes leave the same board is committed as either).
+        self.made: List[List[str]] = [[]]
+        self.played: List[List[str]] = [[]]
         self._index = 0
         self._due = 0.0
         self._shown = False
@@ -84,12 +87,14 @@ class SimulatedPlayers:
             time.sleep(max(0.0, min(timeout, self._due - now)) if not self.ended else timeout)
             return None
         referee = self.table.referee
+        self.played[-1] = list(referee.moves)
         if referee.state == "over":
             self.games_done += 1
             if self.games_done >= self.games:
                 self.ended = True
                 return None
             self.played.append([])
+            self.made.append([])
             self._shown, self._intended, self._draw_asked = False, None, False
             self._ask("new_game", size=self.size)
             self._due = now + 1.0 / self.rate
@@ -115,7 +120,7 @@ class SimulatedPlayers:
         position = referee.position
         token = self.rng.choice(sorted(m.token for m in legal_moves(position, referee.rules)))
         self._intended, self._expected = token, len(referee.moves) + 1
-        self.played[-1].append(token)
+        self.made[-1].append(token)
         self._due = max(self._due + 1.0 / self.rate, now - 1.0)
         return self._show(apply(position, token, referee.rules))
 
@@ -138,52 +143,85 @@ class Club:
                  sizes: Sequence[str] = ("9x9", "7x8"), credentials: Optional[Dict[str, str]] = None,
                  record: Optional[str] = None,
                  sinks_for: Optional[Callable[[str], list]] = None, first: int = 1) -> None:
+        self.broker = broker
+        self.club = club
+        self.credentials = credentials
+        self.record = record
+        self.sinks_for = sinks_for
+        self.sizes = tuple(sizes)
+        self.names = [f"table{i:02d}" for i in range(first, first + tables)]
+        self.players: Dict[str, SimulatedPlayers] = {
+            name: SimulatedPlayers(random.Random(f"{seed}-{name}"), rate=rate, games=games,
+                                   max_plies=max_plies, size=self.sizes[i % len(self.sizes)])
+            for i, name in enumerate(self.names)}
+        self.tables: Dict[str, object] = {}
+        self.broadcasts: Dict[str, object] = {}
+        self.results: Dict[str, str] = {}
+        self._stop = threading.Event()
+        self._threads: List[threading.Thread] = []
+
+    def _table(self, name: str):
+        """One table with its broadcast (and archive). Made in the thread that runs it: an
+        archive's SQLite connection belongs to the thread that opened it."""
         from dataclasses import replace
 
         from ..record import GameRecorder, GameStore
         from ..table import GameSetup, Table
         from .broadcast import BroadcastSink
 
-        self.names = [f"table{i:02d}" for i in range(first, first + tables)]
-        self.players: Dict[str, SimulatedPlayers] = {}
-        self.tables: Dict[str, object] = {}
-        self.broadcasts: Dict[str, BroadcastSink] = {}
-        self.stores = {}
-        self._stop = threading.Event()
-        self._threads: List[threading.Thread] = []
-        self.results: Dict[str, str] = {}
-        for i, name in enumerate(self.names):
-            size = sizes[i % len(sizes)]
-            tags = {"Event": f"{club} simulated club night", "Round": "1",
-                    "Red": f"{name} red", "Black": f"{name} black"}
-            login = replace(broker, username=name, password=credentials[name]) \
-                if credentials is not None else broker
-            sink = BroadcastSink(login, club, name, tags=tags)
-            store = None
-            if record is not None:
-                store = self.stores[name] = GameStore(os.path.join(record, f"{name}.sqlite3"))
-            players = SimulatedPlayers(random.Random(f"{seed}-{name}"), rate=rate, games=games,
-                                       max_plies=max_plies, size=size)
-            table = Table(GameSetup(size=size, tags=tuple(tags.items())),
+        tags = {"Event": f"{self.club} simulated club night", "Round": "1",
+                "Red": f"{name} red", "Black": f"{name} black"}
+        login = replace(self.broker, username=name, password=self.credentials[name]) \
+            if self.credentials is not None else self.broker
+        sink = BroadcastSink(login, self.club, name, tags=tags)
+        store = GameStore(os.path.join(self.record, f"{name}.sqlite3")) \
+            if self.record is not None else None
+        try:
+            table = Table(GameSetup(size=self.players[name].size, tags=tuple(tags.items())),
                           record=GameRecorder(store) if store is not None else None,
-                          sinks=[sink] + list(sinks_for(name) if sinks_for else []))
-            players.table = table
-            self.players[name], self.tables[name], self.broadcasts[name] = players, table, sink
+                          sinks=[sink] + list(self.sinks_for(name) if self.sinks_for else []))
+        except BaseException:
+            sink.close()
+            if store is not None:
+                store.close()
+            raise
+        self.players[name].table = table
+        self.broadcasts[name] = sink
+        return table, store
 
     def start(self) -> "Club":
+        """Every table in a thread of its own; returns once all of them have begun."""
         from ..table import run
+        begun = threading.Semaphore(0)
+
+        def play(name: str) -> None:
+            try:
+                table, store = self._table(name)
+            except Exception:
+                log.exception("simulated %s could not start", name)
+                self.results[name] = "failed"
+                begun.release()
+                return
+            self.tables[name] = table
+            begun.release()
+            try:
+                self.results[name] = run(table, self.players[name], stop=self._stop.is_set,
+                                         wait=0.05)
+            except Exception:   # one table's fault must not end the club night
+                log.exception("simulated %s stopped", name)
+                self.results[name] = "failed"
+            finally:
+                table.close()
+                if store is not None:
+                    store.close()
+
         for name in self.names:
-            def play(name=name):
-                table = self.tables[name]
-                try:
-                    self.results[name] = run(table, self.players[name], stop=self._stop.is_set,
-                                             wait=0.05)
-                except Exception:   # one table's fault must not end the club night
-                    log.exception("simulated %s stopped", name)
-                    self.results[name] = "failed"
-            thread = threading.Thread(target=play, name=f"sim-{name}", daemon=True)
+            thread = threading.Thread(target=play, args=(name,), name=f"sim-{name}",
+                                      daemon=True)
             thread.start()
             self._threads.append(thread)
+        for _ in self.names:
+            begun.acquire()
         return self
 
     def wait(self, timeout: Optional[float] = None) -> bool:
@@ -194,10 +232,6 @@ class Club:
         return not any(t.is_alive() for t in self._threads)
 
     def stop(self) -> None:
-        """Stop every table, let its outputs finish, close its archive."""
+        """Stop every table; each lets its outputs finish and closes its archive."""
         self._stop.set()
-        self.wait(10)
-        for name in self.names:
-            self.tables[name].close()
-        for store in self.stores.values():
-            store.close()
+        self.wait(15)

@@ -2,8 +2,8 @@
 
 :class:`Club` keeps, per table, the newest checked ``state`` message, whether the table
 is online and its recent events (violations for the arbiter). Messages that fail
-:func:`~.schema.read_message` are ignored with a log line (at most one per topic every
-few seconds, so a flood cannot fill the log). :class:`Subscriber` feeds a Club from the
+:func:`~.schema.read_message` are ignored with a log line (the same fault from the same
+topic at most once every few seconds, so a flood cannot fill the log). :class:`Subscriber` feeds a Club from the
 broker. The web application (:mod:`.web`) reads it; it never writes anything back.
 """
 from __future__ import annotations
@@ -130,7 +130,7 @@ class Club:
     def _ignore(self, topic: str, why: str) -> None:
         self.ignored += 1
         now = time.monotonic()
-        key = topic[:120]
+        key = f"{topic[:120]} {why[:200]}"   # the same fault from the same topic: one line
         if now - self._logged.get(key, -1e9) >= 5.0:
             self._logged[key] = now
             if len(self._logged) > 10_000:
