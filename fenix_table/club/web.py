@@ -7,7 +7,7 @@ Standard library only (:mod:`http.server`), read-only: it answers GET and nothin
   explained, behind HTTP Basic authentication when an arbiter password is set (without
   one every viewer sees them);
 * ``/stream`` Server-Sent Events: ``tables`` events, each a JSON list of the tables that
-  changed (all of them first);
+  changed (all of them first); ``/arbiter/stream`` the same with violations explained;
 * ``/api/tables`` every table as JSON; ``/api/tables/<table>`` one;
   ``/api/tables/<table>/game.fgn`` its game as FGN; ``/api/round.fgn`` every table's game
   in one FGN file; ``/api/club`` the club's name.
@@ -103,13 +103,13 @@ class Handler(BaseHTTPRequestHandler):
         arbiter = self._arbiter()
         if path in ("/", "/index.html"):
             return self._page(arbiter and self.server.arbiter_password is None)
+        if path in ("/arbiter", "/arbiter/stream") and not arbiter:
+            return self._send(401, b"arbiter password needed\n", "text/plain",
+                              [("WWW-Authenticate", 'Basic realm="fenix arbiter"')])
         if path == "/arbiter":
-            if not arbiter:
-                return self._send(401, b"arbiter password needed\n", "text/plain",
-                                  [("WWW-Authenticate", 'Basic realm="fenix arbiter"')])
             return self._page(True)
-        if path == "/stream":
-            return self._stream(arbiter)
+        if path in ("/stream", "/arbiter/stream"):
+            return self._stream(path == "/arbiter/stream")
         if path == "/api/club":
             return self._json({"club": self.server.club_name})
         if path == "/api/tables":
