@@ -80,8 +80,8 @@ class BroadcastSink:
     def _on_connect(self, ok: bool, reason: str) -> None:
         if not ok:
             if self._failing != reason:
-                log.warning("club broadcast: the broker %s refused %s: %s", self.broker.url,
-                            self.state.table, reason)
+                log.warning("club broadcast: %s cannot broadcast on %s: %s (trying again)",
+                            self.state.table, self.broker.url, reason)
             self._failing = reason
             return
         if self._failing is not None:

@@ -94,6 +94,9 @@ def make_client(broker: Broker, client_id: str, *, on_connect: Callable[[bool, s
 
     client.on_connect = connected
     client.on_disconnect = disconnected
+    # Not reached at all (no broker there, or its TLS certificate is not trusted).
+    client.on_connect_fail = lambda client_, userdata: on_connect(
+        False, "no connection (nothing answers there, or its TLS certificate is not trusted)")
     if on_message is not None:
         client.on_message = lambda client_, userdata, msg: on_message(msg.topic, msg.payload)
     return client

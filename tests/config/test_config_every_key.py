@@ -14,6 +14,7 @@ the camera), the rules engine, the game recorder, and the lights on gpiozero's m
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import shutil
 import sqlite3
@@ -101,6 +102,12 @@ COVERAGE = {
     "gpio.sound": "test_gpio_sound_false_leaves_the_buzzer_silent",
     "record.database": "test_record_database_is_where_the_game_lands",
     "record.save_frames": "test_record_save_frames_keeps_the_still_frame_of_a_move",
+    "club.enabled": "test_club_enabled_broadcasts_the_game_of_run",
+    "club.broker": "test_club_broker_club_and_table_decide_where_the_game_goes",
+    "club.club": "test_club_broker_club_and_table_decide_where_the_game_goes",
+    "club.table": "test_club_broker_club_and_table_decide_where_the_game_goes",
+    "club.password_file": "test_club_password_file_logs_the_table_in",
+    "club.ca_file": "test_club_ca_file_is_the_certificate_the_broker_is_checked_with",
 }
 
 
@@ -782,3 +789,122 @@ def test_camera_exposure_reaches_the_pi_camera(tmp_path, picamera):
     camera = pi_camera_of_run(tmp_path, picamera, {"exposure": 10000})
     assert camera.configuration["controls"].get("ExposureTime") == 10000
     assert camera.sent[-1]["ExposureTime"] == 10000
+
+
+# --------------------------------------------------------------------------------------
+# [club]: the broadcast, through a real mosquitto (tests/club/mosquitto.py)
+# --------------------------------------------------------------------------------------
+
+def _mosquitto(folder, passwords=None, tls=None):
+    from tests.club.mosquitto import MISSING, Mosquitto
+    if MISSING:
+        pytest.skip(MISSING)
+    return Mosquitto(folder, passwords, tls).start()
+
+
+def _retained(broker_url, username=None, password=None, ca_file=None, wait=1.0):
+    """``{topic: payload}`` of every retained message under ``fenix/`` on the broker."""
+    import threading
+    import time
+
+    from fenix_table.club.mqtt import Broker, make_client, start
+
+    broker = Broker(broker_url, username=username, password=password, ca_file=ca_file)
+    found, ready = {}, threading.Event()
+    client = make_client(broker, "checker", on_connect=lambda ok, why: (
+        client.subscribe("fenix/#", qos=1), ready.set()) if ok else None,
+        on_disconnect=lambda why: None,
+        on_message=lambda topic, payload: found.__setitem__(topic, payload))
+    start(client, broker)
+    assert ready.wait(10)
+    time.sleep(wait)
+    client.disconnect()
+    client.loop_stop()
+    return found
+
+
+def _broadcast(text, refused=False):
+    """A game begun, told to the sink ``[club]`` in ``text`` makes; the sink is closed
+    (its messages sent) before this returns. ``refused``: the broker is expected not to
+    take it (waited for a second, not five)."""
+    from fenix_table.club import broadcast_from_config
+    from fenix_table.referee import Referee
+
+    sink = broadcast_from_config(Config.from_toml(text))
+    if sink is None:
+        return False
+    sink.connected.wait(1 if refused else 5)
+    for event in Referee(board="9x9").begin():
+        sink.handle(event)
+    sink.close()
+    return True
+
+
+def test_club_enabled_broadcasts_the_game_of_run(run_with, tmp_path):
+    broker = _mosquitto(tmp_path / "broker")
+    try:
+        quiet = run_with({"club": {"enabled": False, "broker": broker.url, "table": "quiet"}})
+        loud = run_with({"club": {"enabled": True, "broker": broker.url, "table": "loud"}})
+        assert quiet.why == loud.why == "ended"
+        found = _retained(broker.url)
+    finally:
+        broker.stop()
+    assert sorted(found) == ["fenix/club/loud/online", "fenix/club/loud/state"]
+    state = json.loads(found["fenix/club/loud/state"])
+    assert state["fpn"].startswith("7x8 ") and state["tags"]["Event"] == "fenix-table run"
+    assert found["fenix/club/loud/online"] == b"false"     # run ended: the table went offline
+
+
+def test_club_broker_club_and_table_decide_where_the_game_goes(tmp_path):
+    first, second = _mosquitto(tmp_path / "a"), _mosquitto(tmp_path / "b")
+    try:
+        assert _broadcast(f'[club]\nenabled = true\nbroker = "{first.url}"\n')
+        assert _broadcast(f'[club]\nenabled = true\nbroker = "{second.url}"\nclub = "chess-hall"\n'
+                          f'table = "t7"\n')
+        on_first, on_second = _retained(first.url), _retained(second.url)
+    finally:
+        first.stop()
+        second.stop()
+    assert sorted(on_first) == ["fenix/club/table1/online", "fenix/club/table1/state"]
+    assert sorted(on_second) == ["fenix/chess-hall/t7/online", "fenix/chess-hall/t7/state"]
+    # A name that cannot be a topic level is refused, naming the key.
+    from fenix_table.errors import ConfigError
+    with pytest.raises(ConfigError, match="club.table: table 'a/b'"):
+        _broadcast('[club]\nenabled = true\ntable = "a/b"\n')
+
+
+def test_club_password_file_logs_the_table_in(tmp_path):
+    from tests.club.conftest import PASSWORDS
+    broker = _mosquitto(tmp_path / "broker", PASSWORDS)
+    (tmp_path / "pw").write_text(PASSWORDS["table02"] + "\n")
+    try:
+        base = f'[club]\nenabled = true\nbroker = "{broker.url}"\ntable = "table02"\n'
+        assert _broadcast(base, refused=True)                      # no login: refused
+        assert _retained(broker.url, "viewer", PASSWORDS["viewer"]) == {}
+        assert _broadcast(base + f'password_file = "{tmp_path / "pw"}"\n')
+        found = _retained(broker.url, "viewer", PASSWORDS["viewer"])
+    finally:
+        broker.stop()
+    assert sorted(found) == ["fenix/club/table02/online", "fenix/club/table02/state"]
+
+
+def test_club_ca_file_is_the_certificate_the_broker_is_checked_with(tmp_path):
+    import shutil
+    import subprocess
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed (it makes the test's certificate)")
+    cert, key = tmp_path / "broker.crt", tmp_path / "broker.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    broker = _mosquitto(tmp_path / "broker", tls=(cert, key))
+    try:
+        base = f'[club]\nenabled = true\nbroker = "{broker.url}"\n'
+        # The system's certificates do not vouch for the club's own: nothing is sent.
+        assert _broadcast(base, refused=True)
+        assert _retained(broker.url, ca_file=str(cert)) == {}
+        assert _broadcast(base + f'ca_file = "{cert}"\n')
+        found = _retained(broker.url, ca_file=str(cert))
+    finally:
+        broker.stop()
+    assert sorted(found) == ["fenix/club/table1/online", "fenix/club/table1/state"]
