@@ -15,7 +15,6 @@ waits for any of it: this sink runs in its own thread like every other output.
 from __future__ import annotations
 
 import logging
-import secrets
 import threading
 import time
 from typing import Callable, Dict, Optional
@@ -40,7 +39,6 @@ class BroadcastSink:
         self.clock = clock
         self.broker = broker
         self.seq = 0
-        self.session = secrets.token_hex(4)
         self.sent_events = 0
         self.connected = threading.Event()
         self._lock = threading.RLock()
@@ -61,8 +59,8 @@ class BroadcastSink:
             if event.kind in schema.BROADCAST_EVENTS and self.state.started:
                 self.seq += 1
                 message = {"schema": schema.SCHEMA, "club": self.state.club,
-                           "table": self.state.table, "session": self.session, "seq": self.seq,
-                           "sent": self.clock(),
+                           "table": self.state.table, "session": self.state.session,
+                           "game": self.state.game, "seq": self.seq, "sent": self.clock(),
                            "game_id": self.state.game_id, "event": event.to_json()}
                 # Queued by the client while the broker is away, sent in order after.
                 self.client.publish(self._topic("event"), schema.encode(message), qos=1)
@@ -73,8 +71,7 @@ class BroadcastSink:
     def _publish_state(self):
         self.seq += 1
         return self.client.publish(self._topic("state"),
-                                   schema.encode(dict(self.state.to_json(self.seq),
-                                                      session=self.session)),
+                                   schema.encode(self.state.to_json(self.seq)),
                                    qos=1, retain=True)
 
     def _on_connect(self, ok: bool, reason: str) -> None:

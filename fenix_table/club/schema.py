@@ -7,9 +7,10 @@ Topics (``<club>`` and ``<table>`` are names of letters, digits, ``_`` and ``-``
     fenix/<club>/<table>/online   retained: "true" while connected, "false" (last will)
 
 Every state and event message carries ``schema``, ``club``, ``table``, ``session`` (new
-each time the table's broadcast starts), ``seq`` (its message counter, which only grows
-within a session, so a viewer keeps the newest state even when a retransmitted one
-arrives late) and ``sent`` (the table's wall clock, seconds).
+each time the table's broadcast starts), ``game`` (the games begun in the session, the
+current one's number), ``seq`` (the session's message counter, which only grows, so a
+viewer keeps the newest state even when a retransmitted one arrives late) and ``sent``
+(the table's wall clock, seconds).
 
 A viewer trusts nothing it receives: :func:`read_message` checks the topic, the size,
 the JSON, that the table named inside is the table of the topic, every field's type and
@@ -106,6 +107,7 @@ def read_message(topic_text: str, payload: bytes) -> Message:
     session = check.get("session", str)
     if not NAME.match(session):
         raise BadMessage(f"{where}: session: expected a short name")
+    check.get("game", int)
     if kind == "state":
         return Message(club, table, kind, _state(check))
     return Message(club, table, kind, _event(check))
@@ -168,14 +170,14 @@ class _Checker:
         return list(value)
 
 
-def _state(check: _Checker) -> Dict[str, Any]:
-    data = check.data
-    position = check.fpn("fpn")
-    start = check.fpn("start")
+def _game(check: _Checker, data: Dict[str, Any]) -> Dict[str, Any]:
+    """The checked fields of one game (a state message, or its ``previous`` game)."""
+    position = check.fpn("fpn", data=data)
+    start = check.fpn("start", data=data)
     if start.size != position.size:
         raise BadMessage(f"{check.where}: start and fpn are on different boards")
-    moves = check.tokens("moves")
-    played_on = check.get("played_on", list)
+    moves = check.tokens("moves", data=data)
+    played_on = check.get("played_on", list, data=data)
     for item in played_on:
         if not isinstance(item, dict):
             raise BadMessage(f"{check.where}: played_on: expected objects")
@@ -183,45 +185,41 @@ def _state(check: _Checker) -> Dict[str, Any]:
         if not TOKEN.match(check.get("move", str, data=item)):
             raise BadMessage(f"{check.where}: played_on: not a move")
         check.fpn("fpn", data=item)
-    last = check.get("last_move", dict, optional=True)
+    last = check.get("last_move", dict, optional=True, data=data)
     if last is not None:
         check.tokens("move", 1, data={"move": [last.get("move")]})
         check.choice("side", SIDES, data=last)
         check.get("ply", int, data=last)
         check.cells("captured", data=last)
-    violation = check.get("violation", dict, optional=True)
+    violation = check.get("violation", dict, optional=True, data=data)
     if violation is not None:
         check.get("explanation", str, data=violation)
         check.get("attempted", str, optional=True, data=violation)
         check.fpn("restore_to", data=violation)
         check.cells("cells", data=violation)
-    clocks = check.get("clocks", dict)
+    clocks = check.get("clocks", dict, data=data)
     for side in SIDES:
         check.get(side, float, data=clocks)
     check.choice("running", SIDES, optional=True, data=clocks)
-    tags = check.get("tags", dict)
+    tags = check.get("tags", dict, data=data)
     if len(tags) > 20 or not all(isinstance(k, str) and isinstance(v, str) and len(k) < 40 and
                                  len(v) < 200 for k, v in tags.items()):
         raise BadMessage(f"{check.where}: tags: expected a few short texts")
-    capture = check.tokens("capture_required", 200)
+    capture = check.tokens("capture_required", 200, data=data)
     out = {
-        "game_id": check.get("game_id", int, optional=True),
-        "board": position.size,
-        "rules": check.get("rules", str),
+        **position_fields(position),
+        "game_id": check.get("game_id", int, optional=True, data=data),
+        "rules": check.get("rules", str, data=data),
         "start": start.fpn(),
-        "fpn": position.fpn(),
-        "side": position.side,
-        "duty": position.fpn().split()[4],
-        "setup_left": position.setup_moves_left(),
         "moves": moves,
         "played_on": [{"ply": i["ply"], "move": i["move"], "fpn": i["fpn"]} for i in played_on],
         "last_move": None if last is None else {
             "move": last["move"], "side": last["side"], "ply": last["ply"],
             "captured": list(last["captured"])},
-        "status": check.choice("status", STATUSES),
-        "result": check.choice("result", RESULTS),
-        "reason": check.get("reason", str, optional=True),
-        "text": check.get("text", str, optional=True),
+        "status": check.choice("status", STATUSES, data=data),
+        "result": check.choice("result", RESULTS, data=data),
+        "reason": check.get("reason", str, optional=True, data=data),
+        "text": check.get("text", str, optional=True, data=data),
         "violation": None if violation is None else {
             "explanation": violation["explanation"], "attempted": violation.get("attempted"),
             "restore_to": violation["restore_to"], "cells": list(violation["cells"])},
@@ -229,12 +227,21 @@ def _state(check: _Checker) -> Dict[str, Any]:
         "clocks": {"red": float(clocks["red"]), "black": float(clocks["black"]),
                    "running": clocks.get("running")},
         "tags": dict(tags),
-        "seq": data["seq"],
-        "session": data["session"],
-        "sent": float(data["sent"]),
-        "placement": {cell: [colour, height] for cell, (colour, height)
-                      in position.stacks().items()},
+        "game": check.get("game", int, data=data),
     }
+    return out
+
+
+def _state(check: _Checker) -> Dict[str, Any]:
+    data = check.data
+    out = _game(check, data)
+    out.update(seq=data["seq"], session=data["session"], sent=float(data["sent"]))
+    previous = check.get("previous", dict, optional=True)
+    out["previous"] = None
+    if previous is not None:
+        out["previous"] = _game(check, previous)
+        if out["previous"]["game"] >= out["game"]:
+            raise BadMessage(f"{check.where}: previous: not an earlier game")
     return out
 
 
@@ -250,9 +257,29 @@ def _event(check: _Checker) -> Dict[str, Any]:
         value = getattr(event, f, None)
         if value is not None and (not isinstance(value, str) or not TOKEN.match(value)):
             raise BadMessage(f"{check.where}: {kind}: {f} is not a move")
+    fields = event.to_json()
+    if kind == "move_committed":
+        check.get("ply", int, data=fields)
+        check.choice("side", SIDES, data=fields)
+        check.fpn("fpn_after", data=fields)
+        check.cells("captured", data=fields)
+        check.get("played_on", bool, data=fields)
+    elif kind in ("game_started", "move_undone"):
+        check.fpn("fpn", data=fields)
+    elif kind == "game_over":
+        check.choice("result", RESULTS[1:], data=fields)
+        check.get("text", str, data=fields)
     return {"seq": check.data["seq"], "session": check.data["session"],
-            "sent": float(check.data["sent"]),
+            "game": check.data["game"], "sent": float(check.data["sent"]),
             "game_id": check.get("game_id", int, optional=True), "event": event}
+
+
+def position_fields(position) -> Dict[str, Any]:
+    """What a viewer shows of a position (a checked :class:`~fenix_table.rules.Position`)."""
+    return {"fpn": position.fpn(), "board": position.size, "side": position.side,
+            "duty": position.fpn().split()[4], "setup_left": position.setup_moves_left(),
+            "placement": {cell: [colour, height] for cell, (colour, height)
+                          in position.stacks().items()}}
 
 
 def encode(data: Dict[str, Any]) -> bytes:

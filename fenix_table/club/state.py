@@ -15,6 +15,7 @@ True
 """
 from __future__ import annotations
 
+import secrets
 import time
 from typing import Any, Callable, Dict, List, Optional
 
@@ -27,11 +28,18 @@ class GameState:
     round); ``clock``: wall-clock seconds (injectable for tests)."""
 
     def __init__(self, club: str, table: str, tags: Optional[Dict[str, str]] = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, session: Optional[str] = None) -> None:
         self.club = schema.check_name("club", club)
         self.table = schema.check_name("table", table)
         self.tags = {k: str(v) for k, v in (tags or {}).items() if k in schema.TAG_NAMES}
         self.clock = clock
+        #: New for every broadcast (a restarted table is a new session); ``game`` counts
+        #: the games begun in it (see :mod:`.schema`).
+        self.session = session or secrets.token_hex(4)
+        self.game = 0
+        #: The game before this one, as it ended: a viewer that missed its end (the broker
+        #: was away) finds it in the retained state.
+        self.previous: Optional[Dict[str, Any]] = None
         self._reset()
 
     def _reset(self) -> None:
@@ -60,7 +68,10 @@ class GameState:
         """Fold one event in; True when the broadcast state changed."""
         now = self.clock()
         if isinstance(event, ev.GameStarted):
+            if self.started:
+                self.previous = self._game_json(now)
             self._reset()
+            self.game += 1
             self.game_id, self.rules = event.game_id, event.rules
             self.start = self.fpn = event.fpn
             self._status()
@@ -153,16 +164,20 @@ class GameState:
         return {"red": round(spent["red"], 3), "black": round(spent["black"], 3),
                 "running": self.running}
 
-    def to_json(self, seq: int, sent: Optional[float] = None) -> Dict[str, Any]:
-        """The retained ``state`` message (see :mod:`.schema`)."""
-        sent = self.clock() if sent is None else sent
+    def _game_json(self, now: float) -> Dict[str, Any]:
         return {
-            "schema": schema.SCHEMA, "club": self.club, "table": self.table, "seq": seq,
-            "sent": sent, "game_id": self.game_id, "rules": self.rules,
+            "game": self.game, "game_id": self.game_id, "rules": self.rules,
             "start": self.start, "fpn": self.fpn, "moves": list(self.moves),
             "played_on": list(self.played_on), "last_move": self.last_move,
             "status": self.status, "result": self.result, "reason": self.reason,
             "text": self.text, "violation": self.violation,
             "capture_required": list(self.capture_required),
-            "clocks": self.clocks(sent), "tags": dict(self.tags),
+            "clocks": self.clocks(now), "tags": dict(self.tags),
         }
+
+    def to_json(self, seq: int, sent: Optional[float] = None) -> Dict[str, Any]:
+        """The retained ``state`` message (see :mod:`.schema`)."""
+        sent = self.clock() if sent is None else sent
+        return {"schema": schema.SCHEMA, "club": self.club, "table": self.table,
+                "session": self.session, "seq": seq, "sent": sent,
+                **self._game_json(sent), "previous": self.previous}

@@ -9,8 +9,8 @@ Standard library only (:mod:`http.server`), read-only: it answers GET and nothin
 * ``/stream`` Server-Sent Events: ``tables`` events, each a JSON list of the tables that
   changed (all of them first); ``/arbiter/stream`` the same with violations explained;
 * ``/api/tables`` every table as JSON; ``/api/tables/<table>`` one;
-  ``/api/tables/<table>/game.fgn`` its game as FGN; ``/api/round.fgn`` every table's game
-  in one FGN file; ``/api/club`` the club's name.
+  ``/api/tables/<table>/game.fgn`` its game as FGN; ``/api/round.fgn`` every game of every
+  table this evening in one FGN file; ``/api/club`` the club's name.
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/api/tables":
             return self._json(club.snapshot(arbiter))
         if path == "/api/round.fgn":
-            text = archive.round_fgn(self.server.club_name or "club", club.snapshot(False))
+            text = archive.round_fgn(self.server.club_name or "club", club.round())
             return self._send(200, text.encode(), "application/x-fenix-fgn; charset=utf-8",
                               [("Content-Disposition", 'attachment; filename="round.fgn"')])
         if path.startswith("/api/tables/"):

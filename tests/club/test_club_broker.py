@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 import time
 import urllib.request
@@ -18,6 +19,7 @@ from fenix_table.club.web import ViewerServer
 from fenix_table.record import GameStore
 from fenix_table.rules import Game, Position, parse_fgn
 from tests.club.conftest import PASSWORDS, login, wait_for
+from tests.club.mosquitto import free_port
 
 
 def moves_seen(club, name):
@@ -81,13 +83,14 @@ def test_several_tables_play_at_once_and_the_viewer_has_every_game(broker, viewe
 
 
 def test_broker_killed_and_restarted_mid_game_loses_no_move(broker, viewer, tmp_path):
-    events = []   # every move event the viewer's own subscription hears, in order
+    events = []   # every move event a second subscriber hears, in order
 
     def hear(topic, payload):
         if topic.endswith("/event"):
             data = json.loads(payload)
             if data["event"]["event"] == "move_committed":
-                events.append((data["table"], data["event"]["ply"], data["event"]["move"]))
+                events.append((data["table"], data["game"], data["event"]["ply"],
+                               data["event"]["move"]))
     from fenix_table.club.mqtt import make_client, start
     ready = threading.Event()
     spy = make_client(login(broker, "viewer"), "spy", on_connect=lambda ok, why: (
@@ -95,18 +98,21 @@ def test_broker_killed_and_restarted_mid_game_loses_no_move(broker, viewer, tmp_
         on_disconnect=lambda why: None, on_message=hear)
     start(spy, login(broker, "viewer"))
     assert ready.wait(10)
-    sim = SimulatedClub(login(broker, "viewer"), 2, rate=15, games=1, seed=11,
+    # Two games a table, the first ending (an agreed draw after 24 plies) and the second
+    # beginning while the broker is away.
+    sim = SimulatedClub(login(broker, "viewer"), 2, rate=15, games=2, max_plies=24, seed=11,
                         credentials=PASSWORDS, record=str(tmp_path)).start()
+
+    def stored(name):
+        with GameStore(str(tmp_path / f"{name}.sqlite3")) as store:
+            return [[m.token for m in store.moves(g.id)] for g in store.list_games()]
     try:
-        assert wait_for(lambda: all(len(moves_seen(viewer, n)) >= 8 for n in sim.names), 20)
+        assert wait_for(lambda: all(len(moves_seen(viewer, n)) >= 14 for n in sim.names), 20)
         broker.kill()
-        before = {n: len(sim.tables[n].referee.moves) for n in sim.names}
         # Play goes on while the broker is away: moves are queued, the record written.
-        assert wait_for(lambda: all(len(sim.tables[n].referee.moves) >= before[n] + 10
-                                    for n in sim.names), 20)
-        during = {n: len(GameStore(str(tmp_path / f"{n}.sqlite3")).moves(1))
-                  for n in sim.names}
-        assert all(during[n] >= before[n] + 10 for n in sim.names)
+        assert wait_for(lambda: all(len(sim.players[n].played) == 2 and
+                                    len(sim.players[n].played[1]) >= 5 for n in sim.names), 20)
+        assert all(len(stored(n)) == 2 and len(stored(n)[0]) == 24 for n in sim.names)
         broker.start()
         assert sim.wait(60)
         assert wait_for(lambda: finished(viewer, sim), 20)
@@ -115,17 +121,123 @@ def test_broker_killed_and_restarted_mid_game_loses_no_move(broker, viewer, tmp_
         spy.disconnect()
         spy.loop_stop()
     for name in sim.names:
+        played = sim.players[name].played
+        assert stored(name) == played
+        # The viewer has both games, every move in order: the first one's last moves
+        # came only as the events queued while the broker was away.
+        round_ = [g for g in viewer.round() if g["table"] == name]
+        assert [g["moves"] for g in round_] == played
+        assert [g["result"] for g in round_] == ["1/2-1/2", "1/2-1/2"]
+        assert moves_seen(viewer, name) == played[1]
+        # The second subscriber (no session kept for it: it may miss what was sent while
+        # it was itself reconnecting) never hears a ply twice or out of order.
+        for game in (1, 2):
+            heard = [(ply, move) for table, g, ply, move in events if (table, g) == (name, game)]
+            plies = [ply for ply, _ in heard]
+            assert plies == sorted(set(plies))
+            assert all(played[game - 1][ply - 1] == move for ply, move in heard)
+        assert plies[-1] == len(played[1])
+    games = archive.split_round(archive.round_fgn("club", viewer.round()))
+    assert [parse_fgn(g).moves for g in games] == [m for n in sim.names
+                                                   for m in sim.players[n].played]
+
+
+class Cable:
+    """A TCP relay between the tables and the broker that can be cut and mended, as a
+    table's network going away while the broker and the viewer stay up."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.port = free_port()
+        self.links = []
+        self.server = None
+        self.mend()
+
+    def mend(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", self.port), reuse_port=True)
+        threading.Thread(target=self._accept, args=(self.server,), daemon=True).start()
+
+    def _accept(self, server) -> None:
+        while True:
+            try:
+                near, _ = server.accept()
+            except OSError:
+                return
+            far = socket.create_connection(("127.0.0.1", self.target))
+            self.links += [near, far]
+            for a, b in ((near, far), (far, near)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a, b) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        try:
+            self.server.shutdown(socket.SHUT_RDWR)   # wakes the accepting thread
+        except OSError:
+            pass
+        self.server.close()
+        for link in self.links:
+            try:
+                link.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            link.close()
+        self.links = []
+
+
+def test_a_table_cut_off_sends_its_queued_moves_in_order_once_back(broker, viewer, tmp_path):
+    from fenix_table.club.mqtt import Broker
+    events = []
+
+    def hear(topic, payload):
+        data = json.loads(payload)
+        if data["event"]["event"] == "move_committed":
+            events.append((data["table"], data["event"]["ply"], data["event"]["move"]))
+    from fenix_table.club.mqtt import make_client, start
+    ready = threading.Event()
+    spy = make_client(login(broker, "viewer"), "spy", on_connect=lambda ok, why: (
+        spy.subscribe("fenix/club/+/event", qos=1), ready.set()) if ok else None,
+        on_disconnect=lambda why: None, on_message=hear)
+    start(spy, login(broker, "viewer"))
+    assert ready.wait(10)
+    cable = Cable(broker.port)
+    sim = SimulatedClub(Broker(f"mqtt://127.0.0.1:{cable.port}"), 2, rate=15, games=1,
+                        seed=5, max_plies=60, credentials=PASSWORDS).start()
+    try:
+        assert wait_for(lambda: all(len(moves_seen(viewer, n)) >= 8 for n in sim.names), 20)
+        cable.cut()
+        cut_at = {n: len(sim.tables[n].referee.moves) for n in sim.names}
+        assert wait_for(lambda: all(len(sim.tables[n].referee.moves) >= cut_at[n] + 10
+                                    for n in sim.names), 20)
+        heard_while_cut = len(events)
+        time.sleep(0.3)
+        assert len(events) == heard_while_cut     # nothing gets through the cut cable
+        cable.mend()
+        assert sim.wait(60)
+        assert wait_for(lambda: finished(viewer, sim), 20)
+    finally:
+        sim.stop()
+        cable.cut()
+        spy.disconnect()
+        spy.loop_stop()
+    for name in sim.names:
         played = sim.players[name].played[0]
+        # The subscriber that stayed connected heard every move exactly once, in order:
+        # those queued while the cable was cut came when it was mended.
+        assert [(ply, move) for table, ply, move in events if table == name] == \
+            list(enumerate(played, 1))
         assert moves_seen(viewer, name) == played
-        assert [m.token for m in GameStore(str(tmp_path / f"{name}.sqlite3")).moves(1)] == played
-        # The events that were queued during the outage came afterwards, in order; the
-        # spy (subscribed without a session) misses only what was sent while it was
-        # itself reconnecting, and never hears a ply twice or out of order.
-        heard = [(ply, move) for table, ply, move in events if table == name]
-        plies = [ply for ply, _ in heard]
-        assert plies == sorted(set(plies))
-        assert all(played[ply - 1] == move for ply, move in heard)
-        assert plies[-1] == len(played)
 
 
 def test_a_table_may_publish_only_under_its_own_topic(broker, viewer, caplog):
