@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_display.py
 	$(VENV)/bin/python benchmarks/bench_vision_unseen.py
 	$(VENV)/bin/python benchmarks/bench_faults.py
+	$(VENV)/bin/python benchmarks/bench_club.py
 
 # Tooling from tools/fenix_tools (not shipped; see tools/README.md). Both write into this
 # checkout's fenix_table/.

@@ -66,7 +66,7 @@ def paho():
 def make_client(broker: Broker, client_id: str, *, on_connect: Callable[[bool, str], None],
                 on_disconnect: Callable[[str], None], on_message=None,
                 will: Optional[Tuple[str, bytes]] = None):
-    """A paho client (:func:`start` connects it) that keeps reconnecting (0.2 s, doubling up to 5 s).
+    """A paho client (:func:`start` connects it) that keeps reconnecting (0.2 s, doubling up to 2 s).
     ``on_connect(ok, reason)`` and ``on_disconnect(reason)`` are called from its thread;
     ``on_message(topic, payload)`` too. Queued QoS 1 messages are sent, in order, once
     the broker is back."""
@@ -76,7 +76,7 @@ def make_client(broker: Broker, client_id: str, *, on_connect: Callable[[bool, s
                          protocol=mqtt.MQTTv311, clean_session=True)
     client.max_queued_messages_set(0)      # no limit: nothing is dropped while away
     client.max_inflight_messages_set(100)
-    client.reconnect_delay_set(min_delay=0.2, max_delay=5)
+    client.reconnect_delay_set(min_delay=0.2, max_delay=2)
     if broker.username:
         client.username_pw_set(broker.username, broker.password)
     if tls:

@@ -135,7 +135,8 @@ class Club:
 
     ``credentials``: table name -> password (each table logs in as its own name);
     ``record``: a folder for one game archive per table (None: nothing recorded);
-    ``sinks_for(name)``: more outputs for a table (the benchmark's commit clock).
+    ``sinks_for(name)``: more outputs for a table, told of each event before the
+    broadcast is (the benchmark's commit clock).
     """
 
     def __init__(self, broker, tables: int, *, club: str = "club", rate: float = 1.0,
@@ -179,7 +180,7 @@ class Club:
         try:
             table = Table(GameSetup(size=self.players[name].size, tags=tuple(tags.items())),
                           record=GameRecorder(store) if store is not None else None,
-                          sinks=[sink] + list(self.sinks_for(name) if self.sinks_for else []))
+                          sinks=list(self.sinks_for(name) if self.sinks_for else []) + [sink])
         except BaseException:
             sink.close()
             if store is not None:

@@ -9,6 +9,7 @@ broker. The web application (:mod:`.web`) reads it; it never writes anything bac
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections import OrderedDict, deque
@@ -268,13 +269,15 @@ class Subscriber:
     """Feeds ``club`` from the broker: subscribes (again after every reconnection) to
     the club's topics."""
 
-    def __init__(self, broker: Broker, club: Club, client_id: str = "fenix-viewer") -> None:
+    def __init__(self, broker: Broker, club: Club, client_id: Optional[str] = None) -> None:
         self.club = club
         self.broker = broker
         self.connected = threading.Event()
         pattern = f"{schema.ROOT}/{club.club or '+'}/+/+"
         self._pattern = pattern
         self._failing: Optional[str] = None
+        # Several viewers may follow one club: each its own client id.
+        client_id = client_id or f"fenix-viewer-{secrets.token_hex(4)}"
         self.client = make_client(broker, client_id, on_connect=self._on_connect,
                                   on_disconnect=self._on_disconnect,
                                   on_message=club.receive)
