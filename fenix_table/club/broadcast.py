@@ -8,8 +8,11 @@ publishes, under ``fenix/<club>/<table>/``:
 * ``state``: the whole game, retained, after every change;
 * ``online``: ``true`` (retained) once connected; the broker's last will says ``false``.
 
-While the broker is away, events are queued in the MQTT client and go out in order when
-it is back; the state is published again on every (re)connection. The local record never
+Events go out one at a time, each after the broker acknowledged the one before: paho
+sends a message published while it reconnects ahead of the ones it is sending again, so
+its own queue would not keep moves in order across a lost connection. While the broker
+is away, events wait in :attr:`BroadcastSink.outbox`; the state is published again on
+every (re)connection. The local record never
 waits for any of it: this sink runs in its own thread like every other output.
 """
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from typing import Callable, Dict, Optional
 
 from ..referee import events as ev
@@ -25,6 +29,8 @@ from .mqtt import Broker, make_client, start
 from .state import GameState
 
 log = logging.getLogger(__name__)
+
+_HANDING_OVER = object()   # outbox[0] is being handed to paho; its mid is not known yet
 
 
 class BroadcastSink:
@@ -43,9 +49,13 @@ class BroadcastSink:
         self.connected = threading.Event()
         self._lock = threading.RLock()
         self._failing: Optional[str] = None
+        self.outbox: deque = deque()         # encoded event messages not yet acknowledged
+        self._in_flight = None        # outbox[0]'s mid once handed to paho
+        self._early_acks: Dict[int, bool] = {}
+        self._outbox_lock = threading.Lock()
         self.client = make_client(
             broker, f"fenix-{club}-{table}", on_connect=self._on_connect,
-            on_disconnect=self._on_disconnect,
+            on_disconnect=self._on_disconnect, on_published=self._on_published,
             will=(self._topic("online"), b"false"))
         self._closing = False
         start(self.client, broker)
@@ -62,11 +72,38 @@ class BroadcastSink:
                            "table": self.state.table, "session": self.state.session,
                            "game": self.state.game, "seq": self.seq, "sent": self.clock(),
                            "game_id": self.state.game_id, "event": event.to_json()}
-                # Queued by the client while the broker is away, sent in order after.
-                self.client.publish(self._topic("event"), schema.encode(message), qos=1)
+                self.outbox.append(schema.encode(message))
                 self.sent_events += 1
+                self._send_next()
             if changed and self.connected.is_set():
                 self._publish_state()
+
+    def _send_next(self) -> None:
+        # A message handed to paho stays its to send again after a lost connection; the
+        # next waits for its acknowledgement. paho calls on_published holding its own
+        # lock, so publish() is never called while holding _outbox_lock.
+        with self._outbox_lock:
+            if self._in_flight is not None or not self.outbox or not self.connected.is_set():
+                return
+            self._in_flight = _HANDING_OVER
+            payload = self.outbox[0]
+        mid = self.client.publish(self._topic("event"), payload, qos=1).mid
+        with self._outbox_lock:
+            self._in_flight = mid
+            acknowledged = self._early_acks.pop(mid, False)
+        if acknowledged:
+            self._on_published(mid)
+
+    def _on_published(self, mid: int) -> None:
+        with self._outbox_lock:
+            if self._in_flight is _HANDING_OVER:
+                self._early_acks[mid] = True   # acknowledged before publish() returned
+                return
+            if mid != self._in_flight:
+                return
+            self.outbox.popleft()
+            self._in_flight = None
+        self._send_next()
 
     def _publish_state(self):
         self.seq += 1
@@ -89,6 +126,7 @@ class BroadcastSink:
             if self.state.started:
                 self._publish_state()   # what changed while away, all at once
             self.connected.set()
+            self._send_next()
 
     def _on_disconnect(self, reason: str) -> None:
         if self.connected.is_set() and not self._closing:

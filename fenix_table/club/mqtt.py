@@ -65,11 +65,14 @@ def paho():
 
 def make_client(broker: Broker, client_id: str, *, on_connect: Callable[[bool, str], None],
                 on_disconnect: Callable[[str], None], on_message=None,
+                on_published: Optional[Callable[[int], None]] = None,
                 will: Optional[Tuple[str, bytes]] = None):
     """A paho client (:func:`start` connects it) that keeps reconnecting (0.2 s, doubling up to 2 s).
     ``on_connect(ok, reason)`` and ``on_disconnect(reason)`` are called from its thread;
-    ``on_message(topic, payload)`` too. Queued QoS 1 messages are sent, in order, once
-    the broker is back."""
+    ``on_message(topic, payload)`` too, and ``on_published(mid)`` when the broker has
+    acknowledged a QoS 1 message. Unacknowledged QoS 1 messages are sent again once the
+    broker is back; paho does not keep them in order with messages published while it
+    reconnects, so a caller that needs order sends one at a time (see broadcast.py)."""
     mqtt = paho()
     host, port, tls = broker.address
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
@@ -97,6 +100,9 @@ def make_client(broker: Broker, client_id: str, *, on_connect: Callable[[bool, s
     # Not reached at all (no broker there, or its TLS certificate is not trusted).
     client.on_connect_fail = lambda client_, userdata: on_connect(
         False, "no connection (nothing answers there, or its TLS certificate is not trusted)")
+    if on_published is not None:
+        client.on_publish = lambda client_, userdata, mid, reason, properties=None: \
+            on_published(mid)
     if on_message is not None:
         client.on_message = lambda client_, userdata, msg: on_message(msg.topic, msg.payload)
     return client
