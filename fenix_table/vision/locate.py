@@ -52,8 +52,9 @@ class LocateConfig:
     min_agreement: float = 0.7       # ... below this share the face is in doubt: no board
     sure_fit: float = 0.45           # grid_fit above this: do not try the other face
     closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too
-    min_line: float = 0.3            # a board: its least visible line shows along this share at least,
-    min_ring: float = 0.1            # ... this share of each outer row of cells is bare board,
+    min_line: float = 0.3            # a board: its least visible line shows along this share at least
+                                     # (near the crossings and halfway between them),
+    min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
     min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
@@ -675,8 +676,10 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     cells in from the crossings, and a strip 0.15 cells outside the outer lines): the
     board's colour, and flat (wood grain and a cloth's weave or checks are not).
 
-    Returns the worst side's share of board-like cells (``ring``) and margin points
-    (``margin``), the worst line's share of present stretches (``line``), and how much
+    Returns the worst side's share of board-like margin points (``margin``), and of
+    board-like cells or margin points, whichever is more (``ring``: a side of stones
+    shows little bare board in its cells, never in its margin), the worst line's share of present stretches near the crossings
+    (``line``) and halfway between them (``halfway``), and how much
     better the grid would fit moved by a cell (``beyond``: the largest share of a line
     one cell beyond the grid that looks like a grid line, less the share of the outer
     line on the other side; a grid a cell off the board gains the board's own line and
@@ -686,17 +689,26 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         return np.where(ok, v, np.nan).reshape(pts.shape[:-1])
     # Lines along their whole length: near both ends of every cell side; and the lines
     # one cell beyond the outer ones, where a grid a cell off the board has a true line.
+    # Mid-side too (best of three points, as a stone may reach the line there): a grid
+    # whose "lines" run diagonally from crossing to crossing has all its crossings on
+    # the board's, but nothing halfway between them.
     near = np.array([0.1, 0.18, 0.82, 0.9])
-    strength = []
+    middle = np.array([0.38, 0.5, 0.62])
+    strength, halfway = [], 1.0
     for fam, n, span in ((0, na, nb), (1, nb, na)):
-        tt = (np.arange(span)[:, None] + near[None]).ravel()
         i = np.arange(-1, n + 2)
-        def at(offset):
+        def at(offset, along):
+            tt = (np.arange(span)[:, None] + along[None]).ravel()
             a = np.broadcast_to(i[:, None] + offset, (n + 3, len(tt)))
             b = np.broadcast_to(tt[None], (n + 3, len(tt)))
             v = sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))
-            return v.reshape(n + 3, span, len(near)).mean(axis=2)      # NaN: out of the image
-        strength.append((at(0.0), 0.5 * (at(-0.2) + at(0.2))))
+            return v.reshape(n + 3, span, len(along))                   # NaN: out of the image
+        # Beside the line: the quieter side (a printed border line may run along the
+        # outer lines, a tenth of a cell or so outside).
+        strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
+        with np.errstate(invalid="ignore"):
+            mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
+        halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
     worst, beyond = 1.0, 0.0
@@ -715,11 +727,13 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     beside = np.concatenate([off[1:-1].ravel() for _, off in strength])
     noise = float(np.nanmedian(beside)) if np.isfinite(beside).any() else 0.0
     flat_below = max(0.35 * typical, 2.5 * noise, 2.0)
-    def board_like(col, runs):
-        d = np.sqrt(((col - ref) ** 2).sum(axis=-1))
-        texture = sample(runs).max(axis=-1)
+    def board_like(col, runs, flat_share=1.0):
+        """Board-coloured, and flat on ``flat_share`` of the run at least."""
+        # Lightness counts less: a forearm's shadow darkens a whole side of bare board.
+        d = np.sqrt((((col - ref) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
         with np.errstate(invalid="ignore"):
-            return (d < 14.0) & (texture < flat_below)                  # False where NaN
+            flat = (sample(runs) < flat_below).mean(axis=-1)            # NaN counts as not flat
+            return (d < 14.0) & (flat >= flat_share)
     # Bare spots: the four corners of every cell (0.12 cells in from the crossing, the
     # run going on diagonally to 0.24), and the margin strip. A cell is bare board when
     # two of its corners are (a stack's side or a tall stack's top may hide the others).
@@ -734,21 +748,29 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         warnings.simplefilter("ignore", RuntimeWarning)
         ref = np.nanmedian(cells.reshape(-1, 3), axis=0)
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
-    ring = min(like[0].mean(), like[-1].mean(), like[:, 0].mean(), like[:, -1].mean())
+    rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
     # The margin: 0.15 cells outside every outer line at every cell's middle and
     # quarters, the run going out to 0.27.
     t = (np.arange(max(na, nb))[:, None] + np.array([0.25, 0.5, 0.75])[None]).ravel()
     out = np.array([0.15, 0.19, 0.23, 0.27])
-    margin = 1.0
+    margins = []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
         for edge, sign in ((0.0, -1.0), (float(n), 1.0)):
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
             pts = pts if fam == 0 else pts[..., ::-1]
-            col = _bare_colours(lab, Hm, pts[:, :1], lens)[:, 0]
-            margin = min(margin, float(board_like(col, pts).mean()))
-    return {"ring": float(ring), "margin": float(margin), "line": worst, "beyond": beyond}
+            # A printed border line may cross the run: its colour is the run's median,
+            # and a quarter of it flat will do.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                col = np.nanmedian(_bare_colours(lab, Hm, pts, lens), axis=1)
+            margins.append(float(board_like(col, pts, 0.25).mean()))
+    # A side's outer cells may all hold stones (the start position) and then show
+    # little bare board; a side is off the board when its margin does not make up for it.
+    ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
+    margin = min(margins)
+    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond}
 
 
 def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: LocateConfig = DEFAULT) -> Dict[str, float]:
@@ -770,8 +792,8 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
 
 
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
-    return (m["line"] >= config.min_line and m["ring"] >= config.min_ring and m["margin"] >= config.min_margin
-            and m["beyond"] <= config.max_beyond)
+    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and m["ring"] >= config.min_ring
+            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond)
 
 
 def on_a_board(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
