@@ -81,7 +81,11 @@ def measure(frames: Iterable[Tuple[np.ndarray, object]]) -> Dict[str, float]:
         if cal.board != truth.board:
             wrong_side += 1
             continue
-        found = np.array(cal.corners)
+        # Where the grid's corners are in the frame (through the lens the calibration
+        # found, if any: its ``corners`` are in the distortion-free image).
+        width, height = dimensions(cal.board)
+        box = [[0, 0], [width, 0], [width, height], [0, height]]
+        found = cal.to_image(box) if hasattr(cal, "to_image") else np.array(cal.corners)
         error = corner_error(found, truth.corners, False)
         cell_px = float(np.linalg.norm(np.diff(np.vstack([truth.corners, truth.corners[:1]]), axis=0), axis=1).mean()
                         / np.mean(dimensions(truth.board)))
