@@ -38,6 +38,9 @@ def register(subparsers) -> None:
     calibrate.add_argument("--corners", nargs=4, metavar="X,Y",
                            help="the grid's four corners in pixels (a corner may lie a little "
                                 "off the picture: -12,40)")
+    calibrate.add_argument("--stickers", action="store_true",
+                           help="take the grid from the four printed corner stickers "
+                                "(calibration/fenix-corner-stickers.svg; needs --board 9x9 or 7x8)")
     # "-12,40" is a corner, not an option (argparse only knows plain negative numbers).
     import re
     calibrate._negative_number_matcher = re.compile(r"^-\d*\.?\d+(,-?\d*\.?\d+)?$")
@@ -180,10 +183,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from .sources import open_source
     from .types import Calibration
     corners = None
+    if args.corners and args.stickers:
+        raise ConfigError("give --corners or --stickers, not both")
     if args.corners:
         if args.board == "auto":
             raise ConfigError("--corners needs --board 9x9 or 7x8")
         corners = _parse_corners(args.corners)
+    if args.stickers and args.board == "auto":
+        raise ConfigError("--stickers needs --board 9x9 or 7x8")
     with open_source(args.source) as source:
         try:
             frame = source.read()
@@ -192,6 +199,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     h, w = frame.shape[:2]
     if corners:
         calibration = Calibration.from_corners(args.board, (w, h), corners)
+    elif args.stickers:
+        from .stickers import locate_by_stickers
+        calibration = locate_by_stickers(frame, args.board)
     else:
         calibration = locate_board(frame, args.board)
     # A frame of the start position also fits the colour model to the room's light.

@@ -669,21 +669,26 @@ def _bare_colours(lab: np.ndarray, Hm: np.ndarray, pts: np.ndarray, lens: Option
 
 def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
                     lens: Optional[Callable] = None) -> Dict[str, float]:
-    """How well a grid (``Hm``: board cells -> pixels of ``lab`` and ``lines_dil``) sits on
-    a board: every line should show along its whole length (checked near the crossings,
-    where no stone reaches), and every outer row of cells and the margin beyond every
-    outer line should be bare board where no stone reaches (the cells' corners, 0.12
-    cells in from the crossings, and a strip 0.15 cells outside the outer lines): the
-    board's colour, and flat (wood grain and a cloth's weave or checks are not).
+    """How well a grid (``Hm``: board cells -> pixels of ``lab`` and ``lines_dil``; then
+    ``lens``, see :func:`_project`) sits on a board. Every line should show along its
+    whole length (near the crossings, where no stone reaches, and halfway between them),
+    and every outer row of cells and the margin beyond every outer line should be bare
+    board where no stone reaches (the cells' corners, 0.12 cells in from the crossings,
+    and a strip 0.15 cells outside the outer lines): the board's colour, and flat (wood
+    grain and a cloth's weave or checks are not).
 
-    Returns the worst side's share of board-like margin points (``margin``), and of
-    board-like cells or margin points, whichever is more (``ring``: a side of stones
-    shows little bare board in its cells, never in its margin), the worst line's share of present stretches near the crossings
-    (``line``) and halfway between them (``halfway``), and how much
-    better the grid would fit moved by a cell (``beyond``: the largest share of a line
-    one cell beyond the grid that looks like a grid line, less the share of the outer
-    line on the other side; a grid a cell off the board gains the board's own line and
-    loses one on the table). ``lens``: see :func:`_project`."""
+    Returns, each the worst over lines or sides:
+
+    * ``line``, ``halfway``: a line's share of cell sides where it shows near the
+      crossings, and halfway between them;
+    * ``margin``: a side's share of board-like margin points;
+    * ``ring``: a side's share of board-like outer cells or margin points, whichever is
+      more (a side of stones, as at the start, shows little bare board in its cells);
+    * ``beyond``: how much better the grid would fit moved by a cell: the share of a
+      line one cell beyond the grid that looks like a grid line, less the share of the
+      outer line on the other side (a grid a cell off the board gains the board's own
+      line and loses one on the table).
+    """
     def sample(pts):
         v, ok = _sample(lines_dil, _project(Hm, pts.reshape(-1, 2), lens))
         return np.where(ok, v, np.nan).reshape(pts.shape[:-1])
