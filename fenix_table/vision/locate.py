@@ -57,6 +57,7 @@ class LocateConfig:
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
+    clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
     straighter: float = 0.6          # ... and so is one that leaves the lines this crooked or more
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
@@ -956,11 +957,24 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             if np.any(corners < -tol) or np.any(corners > np.array([w, h]) + tol):
                 continue
             if not on_a_board(lab(), dil, Hr, na, nb, config):
-                # A grid in a patterned table, or partly off the board: try the next.
-                rejected += 1
-                if rejected == 3:
-                    break
-                continue
+                # A grid in a patterned table, or partly off the board. Often it is the
+                # board's grid a cell over (a line of the table taken for an outer line):
+                # try that, else the next candidate.
+                moved = _moved_a_cell(lines, dil, Hr, na, nb)
+                if moved is not None and on_a_board(lab(), dil, moved[1], na, nb, config):
+                    sr, Hr = moved
+                else:
+                    rejected += 1
+                    if rejected == 3:
+                        break
+                    continue
+            else:
+                # On a board, but a wood grain or a cloth's stripes can pass for the
+                # outer line of a grid a cell off: the board's own fits clearly better.
+                moved = _moved_a_cell(lines, dil, Hr, na, nb)
+                if (moved is not None and moved[0] > sr + config.clearly_better
+                        and on_a_board(lab(), dil, moved[1], na, nb, config)):
+                    sr, Hr = moved
             refined += 1
             polarity, agreement = line_polarity(gray, Hr, na, nb)
             # A faint pattern (glossy rims, dim light) still counts when nearly every
@@ -974,6 +988,21 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         if best is not None and best[0] >= config.sure_fit:
             break       # a crisp grid of the right polarity: the other face cannot beat it
     return best
+
+
+def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int):
+    """The grid ``Hm`` moved by a cell in either or both directions that fits the line
+    image best, refined, with its score; None when no move fits better than ``Hm``."""
+    best = (_score(dil, Hm, na, nb), None)
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            if dx or dy:
+                moved = Hm @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+                best = max(best, (_score(dil, moved, na, nb), moved), key=lambda t: t[0])
+    if best[1] is None:
+        return None
+    refined = _refine(lines, best[1], na, nb)
+    return max((_score(dil, refined, na, nb), refined), best, key=lambda t: t[0])
 
 
 def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str], config: LocateConfig):
@@ -1018,6 +1047,11 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     faces = SIZES if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
     best = _search(frame_bgr, gray, scale, faces, config.kernel, config)
+    if best is None:
+        # Lines of a patterned table just beyond the board can push the board's own outer
+        # lines down the 1-D ranking: look further down it before anything else.
+        best = _search(frame_bgr, gray, scale, faces, config.kernel,
+                       replace(config, pairs_per_family=2 * config.pairs_per_family))
     if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
         best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:

@@ -39,10 +39,12 @@ def shifted(cal, files, ranks):
     return replace(cal, corners=tuple(map(tuple, cal.to_image(box))))
 
 
-def test_a_checked_cloth_that_fooled_the_locator_gives_the_boards_grid():
-    # Before the board's extent was checked, this 9x9 board on a gingham cloth was
-    # located as a grid running off the board into the checks.
-    bgr, truth = busy_frame(18, "9x9")
+@pytest.mark.parametrize("seed", [18, 26, 38])
+def test_cloths_that_fooled_the_locator_give_the_boards_grid(seed):
+    # Before the board's extent was checked, these 9x9 boards on checked (18, 26) and
+    # striped (38) cloths were located as grids running off the board into the cloth;
+    # the board's own grid was a cell over from what the search found first (26, 38).
+    bgr, truth = busy_frame(seed, "9x9")
     cal = locate_board(bgr)
     assert cal.board == "9x9"
     assert corner_error(cal.corners, truth.corners) < cell_pixels(truth) / 3
