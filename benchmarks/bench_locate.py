@@ -6,7 +6,7 @@ noise, JPEG, hands, stray stones), runs :func:`fenix_table.vision.locate.locate_
 each from scratch, and prints the figures. ``measure(frames)`` is importable so
 ``bench_vision.py`` can report the same numbers.
 
-    python benchmarks/bench_locate.py [--frames 300] [--size 1280x960] [--seed 1]
+    python benchmarks/bench_locate.py [--frames 300] [--size 1280x960] [--seed 1] [--table plain|busy|wood|checks|stripes]
 """
 from __future__ import annotations
 
@@ -22,19 +22,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
-from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
+from fenix_tools.sim import TABLE_PATTERNS, random_placement, random_scene, render_frame  # noqa: E402
 from fenix_table.board import dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.locate import REFIT_BELOW, grid_still_fits, locate_board  # noqa: E402
 
 
 def make_frames(count: int, seed: int = 1, image_size: Tuple[int, int] = (1280, 960),
-                hand_share: float = 0.3):
-    """``count`` seeded (bgr, truth) pairs: boards alternate, a third at the start position."""
+                hand_share: float = 0.3, table: str = "plain"):
+    """``count`` seeded (bgr, truth) pairs: boards alternate, a third at the start position.
+    ``table``: the table around the board (see :func:`fenix_tools.sim.random_scene`)."""
     rng = np.random.default_rng(seed)
     for i in range(count):
         board = ("9x9", "7x8")[i % 2]
-        scene = random_scene(rng, board, image_size=image_size, hand=bool(rng.random() < hand_share))
+        scene = random_scene(rng, board, image_size=image_size, hand=bool(rng.random() < hand_share),
+                             table=table)
         placement = Position.start(board).stacks() if i % 3 == 0 else random_placement(rng, board)
         yield render_frame(placement, board, scene, rng)
 
@@ -79,7 +81,11 @@ def measure(frames: Iterable[Tuple[np.ndarray, object]]) -> Dict[str, float]:
         if cal.board != truth.board:
             wrong_side += 1
             continue
-        found = np.array(cal.corners)
+        # Where the grid's corners are in the frame (through the lens the calibration
+        # found, if any: its ``corners`` are in the distortion-free image).
+        width, height = dimensions(cal.board)
+        box = [[0, 0], [width, 0], [width, height], [0, height]]
+        found = cal.to_image(box) if hasattr(cal, "to_image") else np.array(cal.corners)
         error = corner_error(found, truth.corners, False)
         cell_px = float(np.linalg.norm(np.diff(np.vstack([truth.corners, truth.corners[:1]]), axis=0), axis=1).mean()
                         / np.mean(dimensions(truth.board)))
@@ -118,6 +124,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--size", default="1280x960")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--table", default="plain", choices=("plain", "busy") + TABLE_PATTERNS[1:],
+                        help="the table around the board: plain, or wood, checks, stripes (busy: any)")
     args = parser.parse_args(list(argv))
     size = tuple(int(v) for v in args.size.split("x"))
     try:
@@ -125,8 +133,8 @@ def main(argv: Sequence[str] = ()) -> int:
         cv2.setNumThreads(1)  # the budget is for one core
     except ImportError:
         pass
-    r = measure(make_frames(args.frames, args.seed, size))
-    print(f"frames: {r['frames']} at {args.size} (seed {args.seed}), {r['frames_hand']} with a hand")
+    r = measure(make_frames(args.frames, args.seed, size, table=args.table))
+    print(f"frames: {r['frames']} at {args.size} (seed {args.seed}, {args.table} tables), {r['frames_hand']} with a hand")
     print(f"board found without a hand: {100 * r['found_no_hand']:.1f}% of {r['frames_no_hand']}")
     print(f"board found with a hand:    {100 * r['found_hand']:.1f}% of {r['frames_hand']}")
     print(f"wrong board side: {r['wrong_side']}")

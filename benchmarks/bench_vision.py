@@ -6,7 +6,9 @@ distortion, blur and motion blur, noise, JPEG, stray stones; a quarter of the ga
 frames with a forearm over the board), boards alternating 9x9 / 7x8. Per scene two
 frames come from the same fixed camera: the start position, then a mid-game position.
 
-* board found / wrong side: ``locate_board`` from scratch on every frame (both kinds);
+* board found / wrong side / wrong grid: ``locate_board`` from scratch on every frame
+  (both kinds); a wrong grid is one of the right side with a cell centre a quarter cell
+  or more from the true one;
 * cell colours and heights, "out of the box": the game frame read through its own
   located grid with the shipped default model;
 * the same "calibrated": the start frame was located and calibrated (colours,
@@ -39,6 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
 from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
+from fenix_table.board import dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
@@ -84,10 +87,21 @@ class Tally:
                 f"wrong {self.height_wrong} ({pct(self.height_wrong, self.claimed):.2f}% of claimed)"]
 
 
+def on_the_cells(cal, truth) -> bool:
+    """Whether every cell centre of a located grid is within a quarter cell of a true one
+    (any corner may be a1)."""
+    true = np.array(list(truth.cell_centres.values()))
+    located = np.array(list(cal.cell_centres().values()))
+    d = np.sqrt(((located[:, None] - true[None]) ** 2).sum(axis=2)).min(axis=1)
+    edges = np.diff(np.vstack([truth.corners, truth.corners[:1]]), axis=0)
+    cell = float(np.linalg.norm(edges, axis=1).mean()) / float(np.mean(dimensions(truth.board)))
+    return bool(d.max() < 0.25 * cell)
+
+
 def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, object]:
     rng = np.random.default_rng(seed)
     found = {"hand": [0, 0], "no_hand": [0, 0]}
-    wrong_side = 0
+    wrong_side = wrong_grid = 0
     locate_ms: List[float] = []
     read_ms: List[float] = []
     plain, calibrated, exact, exact_calibrated = Tally(), Tally(), Tally(), Tally()
@@ -119,6 +133,9 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
             found[key][1] += 1
             if cal is not None and cal.board != board:
                 wrong_side += 1
+                cal = None
+            if cal is not None and not on_the_cells(cal, t):
+                wrong_grid += 1          # a grid accepted that is not the board's: worse than none
                 cal = None
             if cal is not None:
                 found[key][0] += 1
@@ -166,7 +183,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
         except ValueError:
             cal = true_start
         exact_calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
-    return {"found": found, "wrong_side": wrong_side, "locate_ms": locate_ms, "read_ms": read_ms,
+    return {"found": found, "wrong_side": wrong_side, "wrong_grid": wrong_grid, "locate_ms": locate_ms, "read_ms": read_ms,
             "plain": plain, "calibrated": calibrated, "exact": exact,
             "exact_calibrated": exact_calibrated, "hands": hands,
             "calibrations": calibrations, "scenes": scenes}
@@ -188,7 +205,8 @@ def main(argv: Sequence[str] = ()) -> int:
           f"{f['hand'][1]} with a hand")
     print(f"board found without a hand: {pct(*f['no_hand']):.1f}% of {f['no_hand'][1]} frames")
     print(f"board found with a hand: {pct(*f['hand']):.1f}% of {f['hand'][1]} frames")
-    print(f"wrong board side: {r['wrong_side']}")
+    print(f"wrong board side: {r['wrong_side']}; right side but a wrong grid (a cell centre "
+          f"a quarter cell or more off): {r['wrong_grid']}")
     for line in r["plain"].lines("out of the box (located grid, default colours)"):
         print(line)
     print(f"start frames calibrated: {r['calibrations']} of {r['scenes']}")

@@ -15,7 +15,7 @@ calibrate colours) and a mid-game frame from the same camera.
 Figures printed:
 
 * board found (right side, every cell centre within a quarter cell) on every frame, located
-  from scratch; wrong board side;
+  from scratch; wrong board side; wrong grids (right side, but a cell centre off by more);
 * cell colour errors and claimed/wrong heights, out of the box (game frame read through its
   own located grid) and calibrated (through the start frame's calibration);
 * the same read through the exact grid, to tell locating errors from reading errors.
@@ -490,7 +490,7 @@ def grid_matches(cal: Calibration, truth: Truth) -> bool:
 
 def run(scenes: int, seed: int, size, save: Optional[str] = None) -> Dict[str, object]:
     rng = np.random.default_rng(seed)
-    found = frames = wrong_side = 0
+    found = frames = wrong_side = wrong_grid = 0
     missed: List[str] = []
     plain, calibrated, exact = Tally(), Tally(), Tally()
     for i in range(scenes):
@@ -513,6 +513,7 @@ def run(scenes: int, seed: int, size, save: Optional[str] = None) -> Dict[str, o
                 wrong_side += 1
                 cal = None
             if cal is not None and not grid_matches(cal, t):
+                wrong_grid += 1          # a grid accepted that is not the board's: worse than none
                 cal = None
             if cal is None:
                 missed.append(f"{i:03d}-{board}-{kind}")
@@ -529,7 +530,7 @@ def run(scenes: int, seed: int, size, save: Optional[str] = None) -> Dict[str, o
             except ValueError:
                 cal = located["start"]
             calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
-    return {"frames": frames, "found": found, "wrong_side": wrong_side, "missed": missed,
+    return {"frames": frames, "found": found, "wrong_side": wrong_side, "wrong_grid": wrong_grid, "missed": missed,
             "plain": plain, "calibrated": calibrated, "exact": exact}
 
 
@@ -547,7 +548,8 @@ def main(argv: Sequence[str] = ()) -> int:
     r = run(args.scenes, args.seed, size, args.save)
     print(f"unseen renderer: {args.scenes} scenes at {args.size} (seed {args.seed}), {r['frames']} frames")
     print(f"board found (right side, every cell within a quarter cell): {r['found']} of {r['frames']} "
-          f"({100.0 * r['found'] / r['frames']:.1f}%); wrong board side: {r['wrong_side']}")
+          f"({100.0 * r['found'] / r['frames']:.1f}%); wrong board side: {r['wrong_side']}; "
+          f"right side but a wrong grid: {r['wrong_grid']}")
     if r["missed"]:
         print("not found: " + " ".join(r["missed"][:30]) + (" ..." if len(r["missed"]) > 30 else ""))
     print(r["plain"].line("out of the box"))

@@ -11,7 +11,7 @@ patch and all cells are read at once with array operations:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, Optional, Sequence, Tuple
 
 import cv2
@@ -55,11 +55,10 @@ class Rectified:
         return self.lab[..., 0]
 
 
-def _rect_to_image(calibration: Calibration, ppc: int, pad: int, scale: float) -> np.ndarray:
-    """Homography from rectified pixels to (scaled) image pixels."""
+def _rect_to_image(calibration: Calibration, ppc: int, pad: int) -> np.ndarray:
+    """Homography from rectified pixels to the calibration's distortion-free image."""
     S = np.array([[1.0 / ppc, 0, -pad / ppc], [0, 1.0 / ppc, -pad / ppc], [0, 0, 1]])
-    D = np.diag([scale, scale, 1.0])
-    return D @ calibration.homography() @ S
+    return calibration.homography() @ S
 
 
 class Rectifier:
@@ -81,10 +80,12 @@ class Rectifier:
         # patches. (An integer factor keeps OpenCV on its fast path.)
         factor = int(image_ppc // (1.4 * self.ppc))
         self.scale = 1.0 / factor if factor >= 2 else 1.0
-        M = _rect_to_image(calibration, self.ppc, self.pad, self.scale)
+        M = _rect_to_image(calibration, self.ppc, self.pad)
         size = (width * self.ppc + 2 * self.pad, height * self.ppc + 2 * self.pad)
         xs, ys = np.meshgrid(np.arange(size[0], dtype=np.float32), np.arange(size[1], dtype=np.float32))
         src = cv2.perspectiveTransform(np.dstack([xs, ys]).reshape(1, -1, 2).astype(np.float64), M)[0]
+        # The homography gives the distortion-free image; the lens moves it (k1).
+        src = calibration.distort(src) * self.scale
         src = src.reshape(size[1], size[0], 2).astype(np.float32)
         self.maps = cv2.convertMaps(src[..., 0], src[..., 1], cv2.CV_16SC2)
 
@@ -248,8 +249,7 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     Raises ValueError when the frame does not fit the placement well enough to learn
     from (some class missing or the frame's colours contradict the layout).
     """
-    base = Calibration(calibration.board, calibration.image_size, calibration.corners,
-                       calibration.oriented, None)
+    base = replace(calibration, room=None)
     reader = CellReader(base, config)
     rect = rectify(frame_bgr, base, config)
     X, corners = reader.features(rect)
@@ -267,5 +267,4 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     # No check that the room reads its own start frame back: its looks are that frame's
     # own cells, so it always does.
     labels = np.where([n in unsure for n in reader.names], -1, labels)
-    return Calibration(calibration.board, calibration.image_size, calibration.corners,
-                       calibration.oriented, Room.learn(X, looks, labels).to_json())
+    return replace(calibration, room=Room.learn(X, looks, labels).to_json())

@@ -38,6 +38,9 @@ def register(subparsers) -> None:
     calibrate.add_argument("--corners", nargs=4, metavar="X,Y",
                            help="the grid's four corners in pixels (a corner may lie a little "
                                 "off the picture: -12,40)")
+    calibrate.add_argument("--stickers", action="store_true",
+                           help="take the grid from the four printed corner stickers "
+                                "(calibration/fenix-corner-stickers.svg; needs --board 9x9 or 7x8)")
     # "-12,40" is a corner, not an option (argparse only knows plain negative numbers).
     import re
     calibrate._negative_number_matcher = re.compile(r"^-\d*\.?\d+(,-?\d*\.?\d+)?$")
@@ -80,16 +83,15 @@ def draw_annotation(frame, calibration, observation):
     import numpy as np
     out = frame.copy()
     width, height = dimensions(calibration.board)
-    Hm = calibration.homography()
-    def project(x, y):
-        p = Hm @ np.array([x, y, 1.0])
-        return int(round(p[0] / p[2])), int(round(p[1] / p[2]))
+    def polyline(points):       # a lens bends the lines: draw each through many points
+        return np.round(calibration.to_image(points)).astype(np.int32).reshape(-1, 1, 2)
     thick = max(1, frame.shape[1] // 640)
-    for i in range(width + 1):
-        cv2.line(out, project(i, 0), project(i, height), (0, 255, 255), thick, cv2.LINE_AA)
-    for j in range(height + 1):
-        cv2.line(out, project(0, j), project(width, j), (0, 255, 255), thick, cv2.LINE_AA)
-    cv2.circle(out, project(0, 0), 6 * thick, (0, 255, 0), -1, cv2.LINE_AA)
+    t = np.linspace(0, 1, 33)
+    lines = [np.column_stack([np.full_like(t, i), t * height]) for i in range(width + 1)]
+    lines += [np.column_stack([t * width, np.full_like(t, j)]) for j in range(height + 1)]
+    cv2.polylines(out, [polyline(line) for line in lines], False, (0, 255, 255), thick, cv2.LINE_AA)
+    a1 = polyline(np.zeros((1, 2)))[0, 0]
+    cv2.circle(out, (int(a1[0]), int(a1[1])), 6 * thick, (0, 255, 0), -1, cv2.LINE_AA)
     colours = {"red": (60, 60, 255), "black": (40, 40, 40), "empty": (200, 200, 200)}
     occluded = set(observation.occluded_cells)
     scale = 0.4 * thick
@@ -181,10 +183,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from .sources import open_source
     from .types import Calibration
     corners = None
+    if args.corners and args.stickers:
+        raise ConfigError("give --corners or --stickers, not both")
     if args.corners:
         if args.board == "auto":
             raise ConfigError("--corners needs --board 9x9 or 7x8")
         corners = _parse_corners(args.corners)
+    if args.stickers and args.board == "auto":
+        raise ConfigError("--stickers needs --board 9x9 or 7x8")
     with open_source(args.source) as source:
         try:
             frame = source.read()
@@ -193,6 +199,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     h, w = frame.shape[:2]
     if corners:
         calibration = Calibration.from_corners(args.board, (w, h), corners)
+    elif args.stickers:
+        from .stickers import locate_by_stickers
+        calibration = locate_by_stickers(frame, args.board)
     else:
         calibration = locate_board(frame, args.board)
     # A frame of the start position also fits the colour model to the room's light.
@@ -210,5 +219,6 @@ def run_calibrate(args: argparse.Namespace) -> int:
         raise ConfigError(f"cannot write calibration {path}: {error.strerror}") from None
     colours = "colours fitted to the start position" if calibration.room else "default colours"
     orient = "a1 from the stones" if calibration.oriented else "a1 guessed (bottom-left)"
-    print(f"{calibration.board} board, {orient}, {colours}: saved {path}")
+    lens = f", lens distortion k1 {calibration.k1:+.3f}" if calibration.k1 else ""
+    print(f"{calibration.board} board, {orient}, {colours}{lens}: saved {path}")
     return 0

@@ -91,17 +91,15 @@ class StackHeights:
         self.radii = np.linspace(0, cfg.reach, cfg.samples)
         pts = (self.centres[:, None, None, :]
                + self.dirs[None, :, None, :] * self.radii[None, None, :, None])
-        img = cv2.perspectiveTransform(pts.reshape(1, -1, 2), self.homography)[0]
+        img = calibration.to_image(pts.reshape(-1, 2))      # through the lens (k1) too
         img = img.astype(np.float32).reshape(len(self.names) * cfg.rays, cfg.samples, 2)
         # As OpenCV's fixed-point remap tables (faster to sample with), per cell.
         xy, frac = cv2.convertMaps(img[..., 0], img[..., 1], cv2.CV_16SC2)
         self.sample_xy = xy.reshape(len(self.names), cfg.rays, cfg.samples, 2)
         self.sample_frac = frac.reshape(len(self.names), cfg.rays, cfg.samples)
         # Image pixels per cell at each cell: what a parallax in cells is worth in pixels.
-        ends = cv2.perspectiveTransform((self.centres[None] + [[0.5, 0.0]]).astype(np.float64),
-                                        self.homography)[0]
-        starts = cv2.perspectiveTransform((self.centres[None] - [[0.5, 0.0]]).astype(np.float64),
-                                          self.homography)[0]
+        ends = calibration.to_image(self.centres + [0.5, 0.0])
+        starts = calibration.to_image(self.centres - [0.5, 0.0])
         self.pixels_per_cell = np.linalg.norm(ends - starts, axis=1)
 
     def thickness_range(self) -> Tuple[float, float]:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import BoardNotFoundError
 from ..board import (SIZES, black_camp, cell_index, cell_name, cell_names, check_size, dimensions,
                      light_lines, red_camp, turned, turns_allowed)
-from .types import Calibration
+from .types import MAX_K1, Calibration, distort_points, undistort_points
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,14 @@ class LocateConfig:
     min_agreement: float = 0.7       # ... below this share the face is in doubt: no board
     sure_fit: float = 0.45           # grid_fit above this: do not try the other face
     closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too
+    min_line: float = 0.3            # a board: its least visible line shows along this share at least
+                                     # (near the crossings and halfway between them),
+    min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
+    min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
+    max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
+    clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
+    min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
+    straighter: float = 0.6          # ... and so is one that leaves the lines this crooked or more
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
 
@@ -73,11 +81,13 @@ def _board_homography(board_corners: np.ndarray, image_corners: np.ndarray) -> n
     return cv2.getPerspectiveTransform(board_corners.astype(np.float32), image_corners.astype(np.float32))
 
 
-def _project(Hm: np.ndarray, pts: np.ndarray) -> np.ndarray:
+def _project(Hm: np.ndarray, pts: np.ndarray, lens: Optional[Callable] = None) -> np.ndarray:
+    """Board points (N, 2) through ``Hm``, then through ``lens`` (distortion-free image
+    points to the image's own, see :class:`Calibration`) when there is one."""
     p = np.column_stack([pts, np.ones(len(pts))]) @ Hm.T
     z = p[:, 2:3]
     z = np.where(np.abs(z) < 1e-9, 1e-9, z)
-    return p[:, :2] / z
+    return p[:, :2] / z if lens is None else lens(p[:, :2] / z)
 
 
 class _Pattern:
@@ -127,13 +137,22 @@ def _sample(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return vals, ok
 
 
-def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int) -> float:
-    """Grid evidence of homography ``Hm`` (board cells -> work pixels) for a width x height
-    grid: on-line against beside-line response over the grid lines, minus the strongest
-    margin line. About 0.5-0.9 for a true grid, near 0 for none."""
+def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int,
+           lens: Optional[Callable] = None) -> float:
+    """Grid evidence of homography ``Hm`` (board cells -> work pixels; then ``lens``, see
+    :func:`_project`) for a width x height grid: on-line against beside-line response over
+    the grid lines, minus the strongest margin line. About 0.5-0.9 for a true grid, near 0
+    for none."""
     pat = _pattern(width, height)
-    on, ok_on = _sample(lines_dil, _project(Hm, pat.on))
-    off, ok_off = _sample(lines_dil, _project(Hm, pat.off))
+    return _score_at(lines_dil, _project(Hm, pat.on, lens), _project(Hm, pat.off, lens), width, height)
+
+
+def _score_at(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, width: int, height: int) -> float:
+    """:func:`_score` from the pattern's points already in the image (``on_pts``,
+    ``off_pts``: ``_pattern(width, height).on`` and ``.off`` projected)."""
+    pat = _pattern(width, height)
+    on, ok_on = _sample(lines_dil, on_pts)
+    off, ok_off = _sample(lines_dil, off_pts)
     n = pat.lines
     s = pat.samples
     on = on.reshape(n, s)
@@ -402,10 +421,11 @@ def _sample_smooth(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.nda
     return vals, vals >= 0
 
 
-def _fit_lines(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: int,
-               step: float) -> Dict[int, np.ndarray]:
-    """Snap the ``n + 1`` predicted lines of one family to the ridges of ``smooth``; return
-    the refitted image lines as (a, b, c) with a x + b y = c, by line index.
+def _ridge_points(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: int,
+                  step: float, lens: Optional[Callable] = None) -> Dict[int, np.ndarray]:
+    """Snap the ``n + 1`` predicted lines of one family (``Hm`` then ``lens``, see
+    :func:`_project`) to the ridges of ``smooth``; return the ridge points found on each
+    line (image pixels, (k, 2)), by line index.
 
     Only stretches near the crossings are used: there no stone reaches (a stone's rim
     stays ~0.2 cell from every crossing), while along a cell's side a stone's dark edge
@@ -426,12 +446,12 @@ def _fit_lines(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: int,
     across = np.broadcast_to(idx[:, None, None] + offsets[None, None, :], shape)
     along = np.broadcast_to(t[None, :, None], shape)
     pts = np.stack([across, along], -1) if fam == 0 else np.stack([along, across], -1)
-    vals, ok = _sample_smooth(smooth, _project(Hm, pts.reshape(-1, 2)))
+    vals, ok = _sample_smooth(smooth, _project(Hm, pts.reshape(-1, 2), lens))
     vals = vals.reshape(shape)
     ok = ok.reshape(shape).all(axis=2)
-    fitted = {}
+    found = {}
     if not ok.any():
-        return fitted
+        return found
     best = vals.argmax(axis=2)
     peak = np.take_along_axis(vals, best[..., None], 2)[..., 0]
     edge = (best == 0) | (best == len(offsets) - 1)
@@ -448,10 +468,30 @@ def _fit_lines(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: int,
         if g.sum() < 6:
             continue
         on_line = np.stack([i + crest[i][g], t[g]], -1)
-        p = _project(Hm, on_line if fam == 0 else on_line[:, ::-1]).astype(np.float32)
-        vx, vy, x0, y0 = cv2.fitLine(p, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        fitted[i] = np.array([-vy, vx, -vy * x0 + vx * y0])
-    return fitted
+        found[i] = _project(Hm, on_line if fam == 0 else on_line[:, ::-1], lens)
+    return found
+
+
+def _line_through(points: np.ndarray) -> np.ndarray:
+    """The line (a, b, c), a x + b y = c, through image points (robust fit)."""
+    vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    return np.array([-vy, vx, -vy * x0 + vx * y0])
+
+
+def _homography_from_lines(fa: Dict[int, np.ndarray], fb: Dict[int, np.ndarray]) -> Optional[np.ndarray]:
+    """Board -> image homography from the two families' fitted lines (by index), through
+    their crossings; None with fewer than eight crossings."""
+    src, dst = [], []
+    for i, la in fa.items():
+        for j, lb in fb.items():
+            p = _intersect(la, lb)
+            if p is not None:
+                src.append((i, j))
+                dst.append(p)
+    if len(src) < 8:
+        return None
+    new, _ = cv2.findHomography(np.array(src, np.float32), np.array(dst, np.float32), cv2.LMEDS)
+    return new
 
 
 def _refine(lines: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2,
@@ -460,36 +500,112 @@ def _refine(lines: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2
     refitted lines' intersections. ``step``: sample spacing across a line, in cells."""
     smooth = cv2.GaussianBlur(lines, (0, 0), 1.0)
     for _ in range(rounds):
-        fa = _fit_lines(smooth, Hm, na, nb, 0, step)
-        fb = _fit_lines(smooth, Hm, nb, na, 1, step)
-        src, dst = [], []
-        for i, la in fa.items():
-            for j, lb in fb.items():
-                p = _intersect(la, lb)
-                if p is not None:
-                    src.append((i, j))
-                    dst.append(p)
-        if len(src) < 8:
-            break
-        new, _ = cv2.findHomography(np.array(src, np.float32), np.array(dst, np.float32), cv2.LMEDS)
+        fa = {i: _line_through(p) for i, p in _ridge_points(smooth, Hm, na, nb, 0, step).items()}
+        fb = {i: _line_through(p) for i, p in _ridge_points(smooth, Hm, nb, na, 1, step).items()}
+        new = _homography_from_lines(fa, fb)
         if new is None:
             break
         Hm = new
     return Hm
 
 
-def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: str, kernel: int) -> np.ndarray:
-    """One more refinement on the full-resolution frame (``Hm``: board -> frame pixels).
+def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: str,
+                 kernel: int, config: LocateConfig) -> Tuple[np.ndarray, float]:
+    """One more refinement on the full-resolution frame (``Hm``: board -> frame pixels),
+    and the lens's distortion: returns the homography (to the distortion-free image) and
+    ``k1`` (see :class:`Calibration`; 0 when the lines are straight).
 
     The search runs on a reduced image, where a line is a pixel or two wide; on the
     frame itself the lines are placed about twice as precisely (cell centres: 1.36 px
     mean error at 1280x960 before this pass, 0.63 after). Kept only when the grid fits
-    the frame's lines at least as well as before."""
+    the frame's lines at least as well as before.
+
+    The lens: the ``k1`` that makes the ridge points of every line straightest, then
+    the homography through the undistorted lines' crossings, and the lines found once
+    more through the bent grid (a strongly bent line leaves the straight prediction
+    towards its ends). ``k1`` stays 0 unless it straightens the lines clearly and the
+    bent grid fits the line image about as well as the straight one."""
     gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     lines = line_image(gray, light_lines(face), kernel)
-    refined = _refine(lines, Hm, na, nb, rounds=1, step=0.01)
+    smooth = cv2.GaussianBlur(lines, (0, 0), 1.0)
     dil = _dilate(lines)
-    return refined if _score(dil, refined, na, nb) >= _score(dil, Hm, na, nb) else Hm
+    h, w = lines.shape
+    size = (w, h)
+    fams = [_ridge_points(smooth, Hm, na, nb, 0, 0.01), _ridge_points(smooth, Hm, nb, na, 1, 0.01)]
+    refined = _homography_from_lines(*({i: _line_through(p) for i, p in f.items()} for f in fams))
+    if refined is None or _score(dil, refined, na, nb) < _score(dil, Hm, na, nb):
+        refined = Hm
+    k1 = _lens_k1(fams, size, config)
+    if k1 == 0:
+        return refined, 0.0
+    H_lens = refined
+    for bent in (False, True):
+        if bent:     # the lines again, predicted through the lens
+            lens = _bend(k1, size)
+            fams = [_ridge_points(smooth, H_lens, na, nb, 0, 0.01, lens),
+                    _ridge_points(smooth, H_lens, nb, na, 1, 0.01, lens)]
+        undone = [{i: _line_through(undistort_points(p, k1, size)) for i, p in f.items()} for f in fams]
+        new = _homography_from_lines(*undone)
+        if new is None:
+            return refined, 0.0
+        H_lens = new
+    # (The score moves by a few hundredths for sub-pixel shifts: only a clearly worse
+    # fit tells of a bad lens.)
+    if _score(dil, H_lens, na, nb, _bend(k1, size)) < _score(dil, refined, na, nb) - 0.03:
+        return refined, 0.0
+    return H_lens, k1
+
+
+def _bend(k1: float, size: Tuple[int, int]) -> Optional[Callable]:
+    return None if k1 == 0 else (lambda p: distort_points(p, k1, size))
+
+
+def _crookedness(points: np.ndarray, line: np.ndarray, k1: float, size: Tuple[int, int]) -> float:
+    """How far the ridge points (N, 2) of the lines (``line``: each point's line) are
+    from straight once undistorted with ``k1``: the mean squared distance (frame pixels)
+    of every point from its line, each capped at 1.5 px so that a stray point (a stone's
+    rim next to the line) or a stray line weighs no more than a point a little off. The
+    lines are fitted twice, the second time without points over 2 px off."""
+    u = undistort_points(points, k1, size)
+    (cx, cy), radius = (size[0] / 2, size[1] / 2), 0.5 * float(np.hypot(*size))
+    # Undistorting magnifies by about this much here: measure in frame pixels.
+    mag = 1 + k1 * (((points - (cx, cy)) / radius) ** 2).sum(axis=1)
+    weight = np.ones(len(points))
+    lines = int(line.max()) + 1
+    for _ in range(2):
+        n = np.maximum(np.bincount(line, weight, lines), 1e-9)
+        mx, my = (np.bincount(line, weight * u[:, k], lines) / n for k in (0, 1))
+        dx, dy = u[:, 0] - mx[line], u[:, 1] - my[line]
+        sxx, syy, sxy = (np.bincount(line, weight * v, lines) for v in (dx * dx, dy * dy, dx * dy))
+        theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)               # each line's direction
+        r = (-np.sin(theta)[line] * dx + np.cos(theta)[line] * dy) / mag
+        weight = (np.abs(r) < 2.0).astype(float)
+    return float(np.minimum(r * r, 2.25).mean())
+
+
+def _lens_k1(families: Sequence[Dict[int, np.ndarray]], size: Tuple[int, int], config: LocateConfig) -> float:
+    """The ``k1`` that makes the lines' ridge points (by family and line) straightest:
+    a scan over the allowed range, then a golden-section search around its best; 0 when
+    that is weaker than ``config.min_k1`` or straightens the lines too little."""
+    found = [p for f in families for p in f.values()]
+    if len(found) < 8:
+        return 0.0
+    pts = np.vstack(found)
+    line = np.repeat(np.arange(len(found)), [len(p) for p in found])
+    crooked = lambda k: _crookedness(pts, line, k, size)
+    grid = np.linspace(-MAX_K1, MAX_K1, 25)
+    best = int(np.argmin([crooked(k) for k in grid]))
+    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    for _ in range(12):
+        a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
+        if crooked(a) < crooked(b):
+            hi = b
+        else:
+            lo = a
+    k = float(0.5 * (lo + hi))
+    if abs(k) < config.min_k1 or crooked(k) > config.straighter * crooked(0.0):
+        return 0.0
+    return k
 
 
 def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np.ndarray:
@@ -530,15 +646,182 @@ def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Tuple[f
 
 
 # ---------------------------------------------------------------------------------------
+# The board's physical extent
+
+
+def _lab(small_bgr: np.ndarray) -> np.ndarray:
+    """Lab (L 0..100) from OpenCV's 8-bit conversion, many times faster than its float one."""
+    lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= 100.0 / 255
+    lab[..., 1:] -= 128.0
+    return lab
+
+
+def _bare_colours(lab: np.ndarray, Hm: np.ndarray, pts: np.ndarray, lens: Optional[Callable] = None) -> np.ndarray:
+    """Lab colours (N, k, 3) at board points (N, k, 2); NaN outside the image."""
+    shape = pts.shape[:2]
+    out = np.empty(shape + (3,), np.float32)
+    img_pts = _project(Hm, pts.reshape(-1, 2), lens).astype(np.float32)
+    for ch in range(3):
+        v, ok = _sample_smooth(np.ascontiguousarray(lab[..., ch]) + 200.0, img_pts)
+        out[..., ch] = np.where(ok, v - 200.0, np.nan).reshape(shape)
+    return out
+
+
+def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
+                    lens: Optional[Callable] = None) -> Dict[str, float]:
+    """How well a grid (``Hm``: board cells -> pixels of ``lab`` and ``lines_dil``; then
+    ``lens``, see :func:`_project`) sits on a board. Every line should show along its
+    whole length (near the crossings, where no stone reaches, and halfway between them),
+    and every outer row of cells and the margin beyond every outer line should be bare
+    board where no stone reaches (the cells' corners, 0.12 cells in from the crossings,
+    and a strip 0.15 cells outside the outer lines): the board's colour, and flat (wood
+    grain and a cloth's weave or checks are not).
+
+    Returns, each the worst over lines or sides:
+
+    * ``line``, ``halfway``: a line's share of cell sides where it shows near the
+      crossings, and halfway between them;
+    * ``margin``: a side's share of board-like margin points;
+    * ``ring``: a side's share of board-like outer cells or margin points, whichever is
+      more (a side of stones, as at the start, shows little bare board in its cells);
+    * ``beyond``: how much better the grid would fit moved by a cell: the share of a
+      line one cell beyond the grid that looks like a grid line, less the share of the
+      outer line on the other side (a grid a cell off the board gains the board's own
+      line and loses one on the table).
+    """
+    def sample(pts):
+        v, ok = _sample(lines_dil, _project(Hm, pts.reshape(-1, 2), lens))
+        return np.where(ok, v, np.nan).reshape(pts.shape[:-1])
+    # Lines along their whole length: near both ends of every cell side; and the lines
+    # one cell beyond the outer ones, where a grid a cell off the board has a true line.
+    # Mid-side too (best of three points, as a stone may reach the line there): a grid
+    # whose "lines" run diagonally from crossing to crossing has all its crossings on
+    # the board's, but nothing halfway between them.
+    near = np.array([0.1, 0.18, 0.82, 0.9])
+    middle = np.array([0.38, 0.5, 0.62])
+    strength, halfway = [], 1.0
+    for fam, n, span in ((0, na, nb), (1, nb, na)):
+        i = np.arange(-1, n + 2)
+        def at(offset, along):
+            tt = (np.arange(span)[:, None] + along[None]).ravel()
+            a = np.broadcast_to(i[:, None] + offset, (n + 3, len(tt)))
+            b = np.broadcast_to(tt[None], (n + 3, len(tt)))
+            v = sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))
+            return v.reshape(n + 3, span, len(along))                   # NaN: out of the image
+        # Beside the line: the quieter side (a printed border line may run along the
+        # outer lines, a tenth of a cell or so outside).
+        strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
+        with np.errstate(invalid="ignore"):
+            mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
+        halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
+    grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
+    typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
+    worst, beyond = 1.0, 0.0
+    with np.errstate(invalid="ignore"):
+        for on, off in strength:
+            present = on > 1.5 * off + 2.0                              # False where NaN
+            share = present.mean(axis=1)
+            worst = min(worst, float(share[1:-1].min()))
+            # A margin line only counts as a grid line where it is as strong as they are.
+            # Moved a cell towards it, the grid would gain that line and lose its far one.
+            like_grid = (present & (on > 0.5 * typical) & (on < 2.0 * typical)).mean(axis=1)
+            beyond = max(beyond, float(like_grid[0] - share[-2]), float(like_grid[-1] - share[1]))
+    # Flat: no line response anywhere in a short run of points from the spot away from
+    # the lines (a wood grain's streaks or a cloth's checks show in it), above the
+    # board's own noise just beside the lines.
+    beside = np.concatenate([off[1:-1].ravel() for _, off in strength])
+    noise = float(np.nanmedian(beside)) if np.isfinite(beside).any() else 0.0
+    flat_below = max(0.35 * typical, 2.5 * noise, 2.0)
+    def board_like(col, runs, flat_share=1.0):
+        """Board-coloured, and flat on ``flat_share`` of the run at least."""
+        # Lightness counts less: a forearm's shadow darkens a whole side of bare board.
+        d = np.sqrt((((col - ref) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
+        with np.errstate(invalid="ignore"):
+            flat = (sample(runs) < flat_below).mean(axis=-1)            # NaN counts as not flat
+            return (d < 14.0) & (flat >= flat_share)
+    # Bare spots: the four corners of every cell (0.12 cells in from the crossing, the
+    # run going on diagonally to 0.24), and the margin strip. A cell is bare board when
+    # two of its corners are (a stack's side or a tall stack's top may hide the others).
+    f, r = np.meshgrid(np.arange(na), np.arange(nb), indexing="ij")
+    base = np.stack([f, r], -1).reshape(-1, 1, 1, 2).astype(float)
+    toward = np.array([(1, 1), (-1, 1), (1, -1), (-1, -1)], float)       # from each corner inwards
+    start = np.array([(0, 0), (1, 0), (0, 1), (1, 1)], float)
+    steps = np.array([0.12, 0.16, 0.2, 0.24])
+    runs = base + (start[:, None, :] + toward[:, None, :] * steps[None, :, None])[None]
+    cells = _bare_colours(lab, Hm, runs[:, :, 0], lens)                  # (na*nb, 4, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = np.nanmedian(cells.reshape(-1, 3), axis=0)
+    like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
+    rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
+    # The margin: 0.15 cells outside every outer line at every cell's middle and
+    # quarters, the run going out to 0.27.
+    t = (np.arange(max(na, nb))[:, None] + np.array([0.25, 0.5, 0.75])[None]).ravel()
+    out = np.array([0.15, 0.19, 0.23, 0.27])
+    margins = []
+    for fam, n, span in ((0, na, nb), (1, nb, na)):
+        tt = t[t < span]
+        for edge, sign in ((0.0, -1.0), (float(n), 1.0)):
+            pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
+                            np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
+            pts = pts if fam == 0 else pts[..., ::-1]
+            # A printed border line may cross the run: its colour is the run's median,
+            # and a quarter of it flat will do.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                col = np.nanmedian(_bare_colours(lab, Hm, pts, lens), axis=1)
+            margins.append(float(board_like(col, pts, 0.25).mean()))
+    # A side's outer cells may all hold stones (the start position) and then show
+    # little bare board; a side is off the board when its margin does not make up for it.
+    ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
+    margin = min(margins)
+    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond}
+
+
+def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: LocateConfig = DEFAULT) -> Dict[str, float]:
+    """:func:`extent_measures` of a calibrated grid in a frame (at the search's work
+    size, as the locator checks its grids), with ``on_board``: 1.0 when the grid passes
+    :func:`on_a_board`, else 0.0."""
+    h, w = frame_bgr.shape[:2]
+    width, height = dimensions(calibration.board)
+    gray, scale = _work_gray(frame_bgr, config.work_size)
+    small = cv2.resize(frame_bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
+    dil = _dilate(line_image(gray, light_lines(calibration.board), config.kernel))
+    cw, ch = calibration.image_size
+    A = np.diag([scale * w / cw, scale * h / ch])
+    lens = None if calibration.k1 == 0 else (lambda p: calibration.distort(p) @ A.T)
+    Hm = calibration.homography() if lens else np.diag([scale * w / cw, scale * h / ch, 1.0]) @ calibration.homography()
+    m = extent_measures(_lab(small), dil, Hm, width, height, lens)
+    m["on_board"] = float(_passes(m, config))
+    return m
+
+
+def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
+    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and m["ring"] >= config.min_ring
+            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond)
+
+
+def on_a_board(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
+               config: LocateConfig = None) -> bool:
+    """Whether a grid sits on a board (see :func:`extent_measures`): every line shows
+    along a good part of its length (a hand hides at most about half of one), and every
+    outer row of cells and the margin beyond every outer line are mostly bare board.
+    A grid found in a checked or striped cloth, in wood grain, or partly off the board
+    fails at least one of these."""
+    return _passes(extent_measures(lab, lines_dil, Hm, na, nb), config or DEFAULT)
+
+
+# ---------------------------------------------------------------------------------------
 # Orientation
 
 
-def _cell_colours(lab: np.ndarray, Hm: np.ndarray, board: str) -> np.ndarray:
+def _cell_colours(lab: np.ndarray, calibration: Calibration) -> np.ndarray:
     """Median Lab colour of nine points around every cell centre (cell_names order);
     NaN for cells outside the frame."""
     offs = np.array([(dx, dy) for dx in (-0.15, 0, 0.15) for dy in (-0.15, 0, 0.15)])
-    centres = np.array([(f + 0.5, r + 0.5) for f, r in map(cell_index, cell_names(board))])
-    pts = _project(Hm, (centres[:, None, :] + offs[None]).reshape(-1, 2))
+    centres = np.array([(f + 0.5, r + 0.5) for f, r in map(cell_index, cell_names(calibration.board))])
+    pts = calibration.to_image((centres[:, None, :] + offs[None]).reshape(-1, 2))
     out = np.empty((len(centres), 3))
     for ch in range(3):
         v, ok = _sample(lab[..., ch], pts)
@@ -564,8 +847,7 @@ def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
     or None when it does not (or the colours do not separate clearly)."""
     board = calibration.board
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    Hm = calibration.homography()
-    colours = _cell_colours(lab, Hm, board)
+    colours = _cell_colours(lab, calibration)
     a = colours[:, 1]
     best = None
     for turn in turns_allowed(board):
@@ -637,11 +919,19 @@ def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
     return np.roll(corners, -k, axis=0)
 
 
-def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateConfig):
+def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
+            config: LocateConfig):
     """Best (score, face, homography, cells along family a, along family b) in a work
-    image, or None. Grids that reach out of the frame are not taken: their margin, and
-    often a whole line, cannot be checked."""
+    image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
+    are not taken: their margin, and often a whole line, cannot be checked; nor are grids
+    that do not sit on a board (:func:`on_a_board`)."""
     h, w = gray.shape
+    seen: List[np.ndarray] = []
+    def lab() -> np.ndarray:
+        if not seen:
+            small = cv2.resize(frame_bgr, (w, h), interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
+            seen.append(_lab(small))
+        return seen[0]
     best = None
     for face in faces:
         lines = line_image(gray, light_lines(face), kernel)
@@ -652,7 +942,7 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
         scored.sort(key=lambda t: -t[0])
         # The face must show its own line polarity at the crossings; refine the best two
         # candidates that do (refining is the expensive step).
-        refined = 0
+        refined = rejected = 0
         for s, Hm, na, nb in scored[:6]:
             if s < config.weak_fit:
                 break
@@ -666,6 +956,26 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
             tol = 0.25 * np.linalg.norm(corners[1] - corners[0]) / na
             if np.any(corners < -tol) or np.any(corners > np.array([w, h]) + tol):
                 continue
+            if not on_a_board(lab(), dil, Hr, na, nb, config):
+                # A grid in a patterned table, or partly off the board. Often it is the
+                # board's grid a cell over (a line of the table taken for an outer line):
+                # try that, else the next candidate.
+                moved = _moved_a_cell(lines, dil, Hr, na, nb)
+                if moved is not None and on_a_board(lab(), dil, moved[1], na, nb, config):
+                    sr, Hr = moved
+                else:
+                    rejected += 1
+                    if rejected == 3:
+                        break
+                    continue
+            else:
+                # On a board, but a wood grain or a cloth's stripes can pass for the
+                # outer line of a grid a cell off: the board's own fits clearly better.
+                moved = _moved_a_cell(lines, dil, Hr, na, nb)
+                if (moved is not None and moved[0] > sr + config.clearly_better
+                        and on_a_board(lab(), dil, moved[1], na, nb, config)):
+                    sr, Hr = moved
+            refined += 1
             polarity, agreement = line_polarity(gray, Hr, na, nb)
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
@@ -673,12 +983,26 @@ def _search(gray: np.ndarray, faces: Sequence[str], kernel: int, config: LocateC
             if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
                 if best is None or sr > best[0]:
                     best = (sr, face, Hr, na, nb)
-            refined += 1
-            if refined == 2:
+            if refined >= 2:
                 break
         if best is not None and best[0] >= config.sure_fit:
             break       # a crisp grid of the right polarity: the other face cannot beat it
     return best
+
+
+def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int):
+    """The grid ``Hm`` moved by a cell in either or both directions that fits the line
+    image best, refined, with its score; None when no move fits better than ``Hm``."""
+    best = (_score(dil, Hm, na, nb), None)
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            if dx or dy:
+                moved = Hm @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+                best = max(best, (_score(dil, moved, na, nb), moved), key=lambda t: t[0])
+    if best[1] is None:
+        return None
+    refined = _refine(lines, best[1], na, nb)
+    return max((_score(dil, refined, na, nb), refined), best, key=lambda t: t[0])
 
 
 def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str], config: LocateConfig):
@@ -692,7 +1016,7 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
     the image the grid was kept in."""
     score, face, Hm, na, nb = best
     gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
-    found = _search(gray, faces, config.kernel, config)
+    found = _search(frame_bgr, gray, scale, faces, config.kernel, config)
     lines = line_image(gray, light_lines(face), config.kernel)
     dil = _dilate(lines)
     Hm = np.diag([scale / first, scale / first, 1.0]) @ Hm
@@ -722,7 +1046,12 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     h, w = frame_bgr.shape[:2]
     faces = SIZES if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
-    best = _search(gray, faces, config.kernel, config)
+    best = _search(frame_bgr, gray, scale, faces, config.kernel, config)
+    if best is None:
+        # Lines of a patterned table just beyond the board can push the board's own outer
+        # lines down the 1-D ranking: look further down it before anything else.
+        best = _search(frame_bgr, gray, scale, faces, config.kernel,
+                       replace(config, pairs_per_family=2 * config.pairs_per_family))
     if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
         best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
@@ -730,27 +1059,24 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         # has them, else a narrower top-hat so that small stones do not pass for lines.
         if max(h, w) > 1.3 * config.work_size:
             gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
-            best = _search(gray, faces, config.kernel, config)
+            best = _search(frame_bgr, gray, scale, faces, config.kernel, config)
         else:
-            best = _search(gray, faces, 5, config)
+            best = _search(frame_bgr, gray, scale, faces, 5, config)
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best
-    if scale < 1:
-        Hm = np.diag([1 / scale, 1 / scale, 1.0]) @ Hm
-        Hm = _refine_full(frame_bgr, Hm, na, nb, face, 2 * int(config.kernel / scale / 2) + 1)
-        scale = 1.0
+    Hm = np.diag([1 / scale, 1 / scale, 1.0]) @ Hm
+    Hm, k1 = _refine_full(frame_bgr, Hm, na, nb, face, 2 * int(config.kernel / scale / 2) + 1, config)
     width, height = dimensions(face)
     if (na, nb) != (width, height):
         # The first family carries the ranks: swap board axes so x runs along the files.
         Hm = Hm @ np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], float)
-    corners = _canonical(Hm, width, height) / scale
+    corners = _canonical(Hm, width, height)
     corners = _guess_a1(corners, face)
-    cal = Calibration(face, (w, h), tuple(tuple(map(float, c)) for c in corners), oriented=False)
+    cal = Calibration(face, (w, h), tuple(tuple(map(float, c)) for c in corners), oriented=False, k1=k1)
     turn = start_orientation(frame_bgr, cal, config)
     if turn is not None:
-        cal = cal.rotated(turn)
-        cal = Calibration(cal.board, cal.image_size, cal.corners, True, cal.room)
+        cal = replace(cal.rotated(turn), oriented=True)
     return cal
 
 
@@ -759,23 +1085,46 @@ def grid_still_fits(calibration: Calibration, frame_bgr: np.ndarray, config: Loc
     does, below :data:`REFIT_BELOW` when the camera or board has moved (re-locate then).
     Stones and a hand lower the figure a little but leave it well above the threshold.
     Only the board's surroundings are examined, so this is cheap enough for every frame
-    (about 5 ms at 1280x960). A frame of another size than the calibration's is scaled."""
+    (about 3 ms at 1280x960). A frame of another size than the calibration's is scaled."""
     h, w = frame_bgr.shape[:2]
     width, height = dimensions(calibration.board)
-    cw, ch = calibration.image_size
-    Hm = np.diag([w / cw, h / ch, 1.0]) @ calibration.homography()
-    # Crop to the grid plus the margin lines and their neighbours (1.5 cells round).
-    ring = _project(Hm, np.array([[-1.5, -1.5], [width + 1.5, -1.5], [width + 1.5, height + 1.5],
-                                  [-1.5, height + 1.5]], float))
-    x0, y0 = np.clip(np.floor(ring.min(axis=0)).astype(int), 0, [w, h])
-    x1, y1 = np.clip(np.ceil(ring.max(axis=0)).astype(int), 0, [w, h])
-    if x1 - x0 < 8 or y1 - y0 < 8:
+    geometry = _still_geometry(calibration, w, h, config)
+    if geometry is None:
         return 0.0
-    scale = min(1.0, config.work_size / max(h, w))
+    (x0, y0, x1, y1), scale, on_pts, off_pts = geometry
     gray = _gray_at(frame_bgr[y0:y1, x0:x1], scale)
     lines = line_image(gray, light_lines(calibration.board), config.kernel)
-    to_crop = np.array([[scale, 0, -x0 * scale], [0, scale, -y0 * scale], [0, 0, 1.0]])
-    return max(0.0, _score(_dilate(lines), to_crop @ Hm, width, height))
+    return max(0.0, _score_at(_dilate(lines), on_pts, off_pts, width, height))
+
+
+_STILL: List[Tuple[Calibration, Tuple[int, int], LocateConfig, object]] = []
+
+
+def _still_geometry(calibration: Calibration, w: int, h: int, config: LocateConfig):
+    """Where :func:`grid_still_fits` looks in a ``w`` x ``h`` frame: the crop round the
+    grid (plus the margin lines and their neighbours, 1.5 cells round), its scale, and
+    the grid pattern's points in the scaled crop; None when the crop is too small. The
+    same for every frame of a calibration, so the last one is kept."""
+    for cal, size, cfg, found in _STILL:
+        if cal is calibration and size == (w, h) and cfg is config:
+            return found
+    width, height = dimensions(calibration.board)
+    cw, ch = calibration.image_size
+    ring = calibration.to_image(np.array([[-1.5, -1.5], [width + 1.5, -1.5], [width + 1.5, height + 1.5],
+                                          [-1.5, height + 1.5], [width / 2, -1.5], [width + 1.5, height / 2],
+                                          [width / 2, height + 1.5], [-1.5, height / 2]], float))
+    ring = ring * (w / cw, h / ch)
+    x0, y0 = np.clip(np.floor(ring.min(axis=0)).astype(int), 0, [w, h])
+    x1, y1 = np.clip(np.ceil(ring.max(axis=0)).astype(int), 0, [w, h])
+    found = None
+    if x1 - x0 >= 8 and y1 - y0 >= 8:
+        scale = min(1.0, config.work_size / max(h, w))
+        pat = _pattern(width, height)
+        to_crop = lambda p: (p * (w / cw, h / ch) - (x0, y0)) * scale
+        found = ((int(x0), int(y0), int(x1), int(y1)), scale,
+                 to_crop(calibration.to_image(pat.on)), to_crop(calibration.to_image(pat.off)))
+    _STILL[:] = [(calibration, (w, h), config, found)]
+    return found
 
 
 REFIT_BELOW = 0.3

@@ -131,7 +131,7 @@ class Vision:
         kept = _nearest_orientation(found, old)
         if found.oriented and kept.corners != found.corners:
             return found
-        return Calibration(kept.board, kept.image_size, kept.corners, found.oriented or old.oriented, old.room)
+        return replace(kept, oriented=found.oriented or old.oriented, room=old.room)
 
     def process(self, frame_bgr: np.ndarray, frame_index: int = 0) -> VisionResult:
         """Process one BGR frame; see :class:`VisionResult`."""
@@ -224,7 +224,7 @@ class Vision:
         X, looks, labels = (np.concatenate(parts) for parts in zip(*self.lessons))
         room = Room.learn(X, looks, labels)
         cal = self.calibration
-        self.calibration = Calibration(cal.board, cal.image_size, cal.corners, cal.oriented, room.to_json())
+        self.calibration = replace(cal, room=room.to_json())
         self.reader.use_room(room)
         return True
 
@@ -268,8 +268,7 @@ class Vision:
                     fitted = calibrate_reader(frame_bgr, turned, layout, self.config, unsure=obs.occluded_cells)
                 except ValueError:
                     return None
-                return Calibration(fitted.board, fitted.image_size, fitted.corners, True,
-                                   fitted.room)
+                return replace(fitted, oriented=True)
         return None
 
 

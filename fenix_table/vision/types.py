@@ -56,6 +56,14 @@ class Calibration:
     None for the shipped default. (Stone thickness is not calibrated: each frame's stacks
     tell it, see heights.py. Files of earlier versions load with their ``colors`` and
     ``height_scale`` ignored: the colour model has changed since.)
+
+    ``k1`` is the lens's radial distortion about the image centre: a frame pixel ``d``
+    shows what a distortion-free camera would show at ``c + (d - c)(1 + k1 |d - c|² / R²)``
+    (``c`` the image centre, ``R`` half its diagonal; the frame generator's convention,
+    with R for its focal length). The homography and ``corners`` are in that
+    distortion-free image; with ``k1`` = 0 (files without it, and every manual
+    calibration) it is the frame itself. Use :meth:`to_image` to
+    find board points in the frame.
     """
 
     board: str
@@ -63,26 +71,38 @@ class Calibration:
     corners: Tuple[Tuple[float, float], ...]
     oriented: bool = False
     room: Optional[Dict] = None
+    k1: float = 0.0
 
     def homography(self):
         """3x3 numpy homography from board coordinates (cells; a1's outer corner at (0, 0),
-        files along x, ranks along y) to image pixels."""
+        files along x, ranks along y) to image pixels (distortion-free: see ``k1``)."""
         import cv2
         import numpy as np
         width, height = dimensions(self.board)
         src = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
         return cv2.getPerspectiveTransform(src, np.array(self.corners, np.float32))
 
+    def distort(self, points):
+        """Distortion-free image points (N, 2) to where the lens puts them in the frame."""
+        return distort_points(points, self.k1, self.image_size)
+
+    def undistort(self, points):
+        """Frame points (N, 2) to the distortion-free image of the homography."""
+        return undistort_points(points, self.k1, self.image_size)
+
+    def to_image(self, board_points):
+        """Board points (N, 2; cells) to frame pixels (N, 2), lens distortion included."""
+        import numpy as np
+        pts = np.asarray(board_points, np.float64).reshape(-1, 2)
+        p = np.column_stack([pts, np.ones(len(pts))]) @ self.homography().T
+        return self.distort(p[:, :2] / p[:, 2:3])
+
     def cell_centres(self) -> Dict[str, Tuple[float, float]]:
         """Image position of every cell's centre on the board plane."""
         import numpy as np
-        Hm = self.homography()
-        out = {}
-        for name in cell_names(self.board):
-            f, r = cell_index(name)
-            p = Hm @ np.array([f + 0.5, r + 0.5, 1.0])
-            out[name] = (float(p[0] / p[2]), float(p[1] / p[2]))
-        return out
+        names = cell_names(self.board)
+        pts = self.to_image(np.array([cell_index(n) for n in names], float) + 0.5)
+        return {name: (float(x), float(y)) for name, (x, y) in zip(names, pts)}
 
     def rotated(self, quarter_turns: int) -> "Calibration":
         """The same grid with a1 moved ``quarter_turns`` corners along (7x8: only even):
@@ -93,13 +113,14 @@ class Calibration:
         corners = self.corners[k:] + self.corners[:k]
         # The room's cell looks are images of the rectified board, which turns with a1:
         # a turned grid has none until it sees a start frame again.
-        return Calibration(self.board, self.image_size, corners, self.oriented, self.room if k == 0 else None)
+        return Calibration(self.board, self.image_size, corners, self.oriented, self.room if k == 0 else None,
+                           self.k1)
 
     def to_json(self) -> str:
         return json.dumps({
             "board": self.board, "image_size": list(self.image_size),
             "corners": [list(map(float, c)) for c in self.corners],
-            "oriented": self.oriented, "room": self.room,
+            "oriented": self.oriented, "room": self.room, "k1": float(self.k1),
         }, indent=1)
 
     @classmethod
@@ -116,8 +137,11 @@ class Calibration:
             if room is not None:
                 from .colour import Room
                 room = Room.from_json(room).to_json()      # checked, in canonical form
+            k1 = data.get("k1", 0.0)                       # files before the lens term: none
+            if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not abs(k1) <= MAX_K1:
+                raise ValueError(f"k1 must be a number from -{MAX_K1} to {MAX_K1}")
             return cls(board, tuple(int(v) for v in data["image_size"]), corners,
-                       bool(data.get("oriented", False)), room)
+                       bool(data.get("oriented", False)), room, float(k1))
         except ConfigError as error:
             raise ConfigError(f"bad calibration: {error}") from None
         except KeyError as error:
@@ -164,6 +188,43 @@ class Calibration:
 
 #: The largest calibration file read (a saved one with its room's colours is a few KiB).
 MAX_CALIBRATION_BYTES = 1_000_000
+#: The strongest lens distortion a calibration may carry (``k1``): beyond about -1/3 the
+#: model folds over at the image corners; real lenses stay far inside.
+MAX_K1 = 0.3
+
+
+def _centre_and_radius(image_size):
+    w, h = image_size
+    return (w / 2.0, h / 2.0), 0.5 * (w * w + h * h) ** 0.5
+
+
+def undistort_points(points, k1: float, image_size):
+    """Frame points (N, 2) to the distortion-free image (see :class:`Calibration`)."""
+    import numpy as np
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    if k1 == 0:
+        return pts.copy()
+    (cx, cy), R = _centre_and_radius(image_size)
+    d = (pts - (cx, cy)) / R
+    return d * (1 + k1 * (d * d).sum(axis=1, keepdims=True)) * R + (cx, cy)
+
+
+def distort_points(points, k1: float, image_size):
+    """Distortion-free image points (N, 2) to where they land in the frame: the inverse
+    of :func:`undistort_points` (Newton's method on the radius: r (1 + k1 r²) = r_u)."""
+    import numpy as np
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    if k1 == 0:
+        return pts.copy()
+    (cx, cy), R = _centre_and_radius(image_size)
+    u = (pts - (cx, cy)) / R
+    ru = np.sqrt((u * u).sum(axis=1, keepdims=True))
+    rd = ru.copy()
+    for _ in range(8):
+        rd = rd - (rd * (1 + k1 * rd * rd) - ru) / np.maximum(1 + 3 * k1 * rd * rd, 0.05)
+    return u * np.where(ru > 0, rd / np.maximum(ru, 1e-12), 1.0) * R + (cx, cy)
+
+
 #: The fewest image pixels a cell may span along the board's edges: a smaller board
 #: cannot be read.
 MIN_CELL_PIXELS = 3

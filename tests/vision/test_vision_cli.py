@@ -75,11 +75,33 @@ def test_calibrate_with_corners(images, capsys, tmp_path):
     (["calibrate", "x.png", "--corners", "1,2", "3,4", "5,6", "7,8"], "--corners needs --board 9x9 or 7x8"),
     (["calibrate", "x.png", "--board", "7x8", "--corners", "1,2", "3,4", "5,6", "7"],
      "bad corner '7': expected X,Y in pixels"),
+    (["calibrate", "x.png", "--stickers"], "--stickers needs --board 9x9 or 7x8"),
 ])
 def test_errors_are_one_line_and_exit_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [f"fenix-table: {message}"]
+
+
+def test_calibrate_with_stickers(tmp_path, capsys):
+    from dataclasses import replace
+    from fenix_tools.sim import random_scene
+    from fenix_tools.sim.stickers import with_stickers
+    rng = np.random.default_rng(3)
+    scene = replace(random_scene(rng, "7x8", image_size=(1280, 960), hand=False, table="busy"), distortion_k1=0.0)
+    bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
+    frame = tmp_path / "stickers.png"
+    cv2.imwrite(str(frame), with_stickers(bgr, scene, "7x8"))
+    saved = tmp_path / "cal.json"
+    assert main(["calibrate", str(frame), "--board", "7x8", "--stickers", "-o", str(saved)]) == 0
+    cal = Calibration.load(str(saved))
+    box = [[0, 0], [7, 0], [7, 8], [0, 8]]
+    assert cal.oriented and np.abs(cal.to_image(box) - truth.corners).max() < 2.0
+    # A frame without them: one line naming the stickers not seen.
+    plain = tmp_path / "plain.png"
+    cv2.imwrite(str(plain), bgr)
+    assert main(["calibrate", str(plain), "--board", "7x8", "--stickers"]) == 2
+    assert "corner stickers 0, 1, 2, 3 not seen" in capsys.readouterr().err
 
 
 def test_unreadable_image_and_blank_frame(tmp_path, capsys):

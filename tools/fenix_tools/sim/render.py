@@ -74,6 +74,16 @@ class SceneParams:
     noise_sigma: float = 0.0                           # in 0..255 units
     jpeg_quality: int = 0                              # 0 = no JPEG round trip
     vignette: float = 0.0                              # corner darkening share
+    # What the table's top looks like around the board: "plain" (a soft texture),
+    # "wood" (planks with grain and dark seams), "checks" (a gingham cloth) or "stripes".
+    # Patterns are drawn on the table plane in board coordinates (cells), so they show
+    # perspective like the board; their fine detail comes from ``table_seed``.
+    table_pattern: str = "plain"
+    table_color2: Tuple[float, float, float] = (0.2, 0.25, 0.3)   # the pattern's second colour
+    table_period: float = 1.0                          # planks, checks or stripes: repeat, cells
+    table_angle_deg: float = 0.0                       # the pattern's direction on the table
+    table_phase: Tuple[float, float] = (0.0, 0.0)      # the pattern's offset, cells
+    table_seed: int = 0
 
 
 @dataclass
@@ -106,12 +116,18 @@ class GroundTruth:
         return cv2.perspectiveTransform(box, Hm)[0]
 
 
+TABLE_PATTERNS = ("plain", "wood", "checks", "stripes")
+
+
 def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
-                 hard: bool = True, hand: Optional[bool] = None) -> SceneParams:
+                 hard: bool = True, hand: Optional[bool] = None, table: str = "plain") -> SceneParams:
     """A random scene spanning rooms, cameras and both boards' usual colours.
 
     ``hard`` widens every range (dim light, glossy stones, blur, strong tilt, distortion).
     ``hand`` forces a forearm on or off; None picks one in a fifth of scenes.
+    ``table`` is "plain" (a softly textured table: the same draws as ever), one of
+    :data:`TABLE_PATTERNS`, or "busy" (wood, checks or stripes at random); a patterned
+    table is drawn after everything else, so the rest of the scene is the plain one's.
     """
     check_size(board)
     u = rng.uniform
@@ -143,7 +159,7 @@ def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
     else:
         hand_color = tuple(u(0.1, 0.8, 3))
     k = 1.0 if hard else 0.4
-    return SceneParams(
+    scene = SceneParams(
         image_size=image_size,
         fov_deg=fov,
         camera_height=cam_h,
@@ -183,6 +199,40 @@ def random_scene(rng: np.random.Generator, board: str, *, image_size=(640, 480),
         vignette=u(0, 0.3 * k),
         stacking=u(0, 0.03) * k,       # drawn last: the other draws stay as they were
     )
+    if table == "plain":
+        return scene
+    return random_table(rng, scene, table)
+
+
+def random_table(rng: np.random.Generator, scene: SceneParams, pattern: str = "busy") -> SceneParams:
+    """``scene`` on a patterned table: wood, a checked or a striped cloth ("busy": any).
+
+    The hard cases for a grid finder are all here: plank seams and grain streaks are
+    thin lines, checks and stripes repeat at about a cell's size, and half the tables
+    run square to the board (a cloth or a table laid out along it)."""
+    if pattern == "busy":
+        pattern = str(rng.choice(TABLE_PATTERNS[1:]))
+    if pattern not in TABLE_PATTERNS:
+        raise ValueError(f"unknown table pattern {pattern!r}")
+    u = rng.uniform
+    angle = (u(-4, 4) + 90 * int(rng.integers(4))) if rng.random() < 0.5 else u(0, 180)
+    if pattern == "wood":
+        tone = u(0.15, 0.75)
+        base = np.array([0.55, 0.75, 1.0]) * tone           # BGR: brown
+        first = tuple(np.clip(base * u(0.85, 1.15, 3), 0, 1))
+        second = tuple(np.clip(np.array(first) * u(0.45, 0.8), 0, 1))
+        period = u(2.0, 7.0)                                # plank width
+    elif pattern == "checks":
+        first = tuple(u(0.5, 0.95, 3))
+        second = tuple(u(0.05, 0.6, 3))
+        period = u(0.25, 2.0)
+    else:
+        first = tuple(u(0.2, 0.95, 3))
+        second = tuple(u(0.05, 0.7, 3))
+        period = u(0.15, 2.0)
+    return replace(scene, table_pattern=pattern, table_color=first, table_color2=second,
+                   table_period=period, table_angle_deg=angle,
+                   table_phase=(u(0, period), u(0, period)), table_seed=int(rng.integers(1 << 30)))
 
 
 def random_placement(rng: np.random.Generator, board: str,
@@ -352,6 +402,53 @@ def _board_texture(board: str, scene: SceneParams, ppc: int, rng: np.random.Gene
     return np.flipud(tex).copy()  # texture row 0 = top = highest rank
 
 
+def _table_pattern(scene: SceneParams, cam: "Camera", size: Tuple[int, int]) -> np.ndarray:
+    """The patterned table top (float32 BGR albedo, undistorted frame pixels): each pixel's
+    point on the table plane (board coordinates, cells) decides its colour."""
+    w, h = size
+    prng = np.random.default_rng(scene.table_seed)
+    # Every pixel back onto the table plane, in the pattern's own axes (cells).
+    Hinv = np.linalg.inv(cam.plane_homography())
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pix = np.stack([xx, yy, np.ones_like(xx)], -1) @ Hinv.T.astype(np.float32)
+    bx, by = pix[..., 0] / pix[..., 2], pix[..., 1] / pix[..., 2]
+    a = math.radians(scene.table_angle_deg)
+    u = math.cos(a) * bx + math.sin(a) * by + scene.table_phase[0]
+    v = -math.sin(a) * bx + math.cos(a) * by + scene.table_phase[1]
+    p = scene.table_period
+    c1 = np.array(scene.table_color, np.float32)
+    c2 = np.array(scene.table_color2, np.float32)
+    def soft_band(t, duty, edge=0.04):
+        """1 inside the first ``duty`` of each period of ``t`` (in periods), anti-aliased."""
+        f = t - np.floor(t)
+        return np.clip(np.minimum(f, duty - f) / edge + 0.5, 0, 1) if duty < 1 else np.ones_like(t)
+    if scene.table_pattern == "wood":
+        plank = np.floor(u / p)
+        # Grain: streaks along the planks (v), wavering, different per plank.
+        shift = (plank * 7.31) % 1.0
+        waver = 0.03 * np.sin(v * 0.35 + plank * 2.1) + 0.01 * np.sin(v * 1.7 + plank)
+        fine = (u / p - plank + waver) * prng.uniform(6, 14) + shift * 10
+        grain = 0.5 + 0.5 * np.sin(2 * math.pi * fine) * np.sin(2 * math.pi * (fine * 0.37 + 0.2))
+        mix = np.clip(grain ** 3 * prng.uniform(0.5, 1.0), 0, 1)
+        tone = 1 + 0.12 * np.sin(plank * 12.9898 + 1.0)
+        img = (c1[None, None] * (1 - mix[..., None]) + c2[None, None] * mix[..., None]) * tone[..., None]
+        # Seams between planks: thin dark lines, as thin as a printed grid line.
+        seam = 1 - 0.6 * (1 - np.clip(np.abs((u / p - np.round(u / p)) * p) / 0.025, 0, 1))
+        img *= seam[..., None]
+    elif scene.table_pattern == "checks":
+        band_u = soft_band(u / p, 0.5, 0.04 / p)
+        band_v = soft_band(v / p, 0.5, 0.04 / p)
+        mix = 0.5 * (band_u + band_v)
+        img = c1[None, None] * (1 - mix[..., None]) + c2[None, None] * mix[..., None]
+    else:
+        duty = float(prng.uniform(0.15, 0.6))
+        band = soft_band(u / p, duty, 0.04 / p)
+        img = c1[None, None] * (1 - band[..., None]) + c2[None, None] * band[..., None]
+    # Weave or grain texture at a fraction of a cell.
+    fine_noise = cv2.resize(prng.normal(0, 1, (h // 4 + 1, w // 4 + 1)).astype(np.float32), (w, h))
+    return (img * (1 + 0.03 * fine_noise)[..., None]).astype(np.float32)
+
+
 def _persistent_draw(discs: np.ndarray, salt: float) -> float:
     """A uniform 0..1 number fixed by a stack's bottom disc: what the random stream gives
     per frame (albedo, glare) stays the same while a persistent stack stays put."""
@@ -392,6 +489,8 @@ def render_frame(placement: Placement, board: str, scene: SceneParams,
     img[:] = scene.table_color
     tex_noise = cv2.resize(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (w, h))
     img *= (1 + 0.08 * tex_noise)[..., None]
+    if scene.table_pattern != "plain":
+        img = _table_pattern(scene, cam, (w, h)) * (1 + 0.04 * tex_noise)[..., None]
     # Texture resolution: about twice the grid's pixels per cell in the frame.
     ppc = int(np.clip(2 * cam.f / scene.camera_height, 40, 120))
     tex = _board_texture(board, scene, ppc, rng)

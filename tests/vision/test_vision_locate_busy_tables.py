@@ -1,0 +1,78 @@
+"""The locator on patterned tables (wood, checked and striped cloths): a grid that does
+not sit on the board is refused, so the answer is the board's grid or "not found"."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fenix_table.board import dimensions
+from fenix_table.errors import BoardNotFoundError
+from fenix_tools.sim import random_placement, random_scene, render_frame
+from fenix_table.vision.locate import board_extent, locate_board
+from fenix_table.vision.types import Calibration
+
+
+def busy_frame(seed, board, table="busy", hand=False):
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, board, image_size=(1280, 960), hand=hand, table=table)
+    return render_frame(random_placement(rng, board), board, scene, rng)
+
+
+def cell_pixels(truth):
+    edges = np.diff(np.vstack([truth.corners, truth.corners[:1]]), axis=0)
+    return float(np.linalg.norm(edges, axis=1).mean() / np.mean(dimensions(truth.board)))
+
+
+def corner_error(found, truth):
+    found = np.asarray(found, float)
+    return min(np.linalg.norm(np.roll(found, -k, axis=0) - truth, axis=1).mean() for k in range(4))
+
+
+def true_calibration(truth):
+    return Calibration(truth.board, (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+
+
+def shifted(cal, files, ranks):
+    """The same grid moved by whole cells (a grid a cell or more off the board)."""
+    width, height = dimensions(cal.board)
+    box = np.array([[0, 0], [width, 0], [width, height], [0, height]], float) + (files, ranks)
+    return replace(cal, corners=tuple(map(tuple, cal.to_image(box))))
+
+
+@pytest.mark.parametrize("seed", [18, 26, 38])
+def test_cloths_that_fooled_the_locator_give_the_boards_grid(seed):
+    # Before the board's extent was checked, these 9x9 boards on checked (18, 26) and
+    # striped (38) cloths were located as grids running off the board into the cloth;
+    # the board's own grid was a cell over from what the search found first (26, 38).
+    bgr, truth = busy_frame(seed, "9x9")
+    cal = locate_board(bgr)
+    assert cal.board == "9x9"
+    assert corner_error(cal.corners, truth.corners) < cell_pixels(truth) / 3
+
+
+@pytest.mark.parametrize("seed,board,table", [(31, "7x8", "wood"), (32, "9x9", "checks"), (33, "7x8", "stripes")])
+def test_the_true_grid_is_on_the_board_and_grids_a_cell_off_are_not(seed, board, table):
+    bgr, truth = busy_frame(seed, board, table)
+    cal = true_calibration(truth)
+    assert board_extent(cal, bgr)["on_board"] == 1.0
+    for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1)):
+        measures = board_extent(shifted(cal, files, ranks), bgr)
+        assert measures["on_board"] == 0.0, (files, ranks, measures)
+
+
+def test_a_hand_over_the_board_leaves_the_true_grid_on_it():
+    bgr, truth = busy_frame(40, "9x9", "checks", hand=True)
+    assert truth.occluded_cells
+    assert board_extent(true_calibration(truth), bgr)["on_board"] == 1.0
+
+
+@pytest.mark.parametrize("seed", range(50, 56))
+def test_patterned_tables_give_the_boards_grid_or_none(seed):
+    board = ("9x9", "7x8")[seed % 2]
+    bgr, truth = busy_frame(seed, board)
+    try:
+        cal = locate_board(bgr)
+    except BoardNotFoundError:
+        return
+    assert cal.board == board
+    assert corner_error(cal.corners, truth.corners) < cell_pixels(truth) / 3
