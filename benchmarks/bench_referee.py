@@ -513,12 +513,55 @@ def _game_frames(renderer: str, g: int, seed: int, plies: int, size):
     return board, start, moves, first, frames
 
 
+class _FrameCache:
+    """A rendered game's frames kept as lossless PNG files in ``folder`` (one folder per
+    renderer, seed, game, plies and size), so the referee and the evidence can be
+    measured again on the very same frames without rendering them again (rendering is
+    most of part 2's time). A folder without its ``complete`` mark is rendered anew."""
+
+    def __init__(self, folder: str, first, frames):
+        self.folder, self._first, self._frames = folder, first, frames
+        self.complete = os.path.exists(os.path.join(folder, "complete"))
+        self.starts = 0
+        self.plies = 0
+        os.makedirs(folder, exist_ok=True)
+
+    def _keep(self, name: str, bgr):
+        import cv2
+
+        path = os.path.join(self.folder, name)
+        if self.complete:
+            return cv2.imread(path, cv2.IMREAD_COLOR)
+        cv2.imwrite(path, bgr, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+        return bgr
+
+    def first(self):
+        self.starts += 1
+        name = f"start-{self.starts}.png"
+        return self._keep(name, None if self.complete else self._first())
+
+    def frames(self, move, side):
+        self.plies += 1
+        if self.complete:
+            i = 0
+            while os.path.exists(os.path.join(self.folder, f"ply{self.plies:03d}-{i}.png")):
+                yield self._keep(f"ply{self.plies:03d}-{i}.png", None)
+                i += 1
+            return
+        for i, bgr in enumerate(self._frames(move, side)):
+            yield self._keep(f"ply{self.plies:03d}-{i}.png", bgr)
+
+    def close(self) -> None:
+        if not self.complete:
+            open(os.path.join(self.folder, "complete"), "w").close()
+
+
 MODES = ("players", "track")
 
 
 def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str = "sim",
              first_game: int = 0, fps: float = 10.0, modes=MODES,
-             progress: bool = False) -> Dict[str, RenderedTally]:
+             progress: bool = False, cache: Optional[str] = None) -> Dict[str, RenderedTally]:
     """Games ``first_game`` .. ``first_game + games - 1`` rendered by ``renderer`` and
     read, frame by frame, by one pipeline per mode (its own Vision and Referee; see
     :class:`_Watcher`). Returns ``{mode: tally}``.
@@ -541,6 +584,11 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     for g in range(first_game, first_game + games):
         game_began = time.perf_counter()
         board, start, moves, first, frames = _game_frames(renderer, g, seed, plies, size)
+        kept = None
+        if cache:
+            kept = _FrameCache(os.path.join(cache, f"{renderer}-seed{seed}-game{g}-plies{plies}-"
+                                                   f"{size[0]}x{size[1]}"), first, frames)
+            first, frames = kept.first, kept.frames
         truth = Game(start)
         label = f"{renderer} game {g} ({board})"
         watchers = [_Watcher(mode, tallies[mode], truth, fps, label) for mode in modes]
@@ -573,6 +621,8 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                 w.after_ply()
         for w in watchers:
             w.end()
+        if kept is not None:
+            kept.close()
         seconds = time.perf_counter() - game_began
         for t in tallies.values():
             t.creation_games += created
@@ -766,6 +816,9 @@ def main(argv=None) -> int:
                         help="rendered frame size (default 1280x960, the table's camera mode)")
     parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
     parser.add_argument("--save", metavar="FILE", help="also write part 2's tallies as JSON")
+    parser.add_argument("--frames", metavar="DIR",
+                        help="keep part 2's rendered frames in DIR (lossless PNG) and read "
+                             "them from there when a game was rendered before")
     parser.add_argument("--merge", nargs="+", metavar="FILE",
                         help="only report the part 2 tallies of these --save files together")
     args = parser.parse_args(argv)
@@ -789,7 +842,8 @@ def main(argv=None) -> int:
             began = time.perf_counter()
             try:
                 per = rendered(args.rendered, args.seed, args.rendered_plies, size, renderer,
-                               args.first_game, args.fps, modes, progress=True)
+                               args.first_game, args.fps, modes, progress=True,
+                               cache=args.frames)
             except Exception as error:   # the vision pipeline is a separate stage; say why
                 print(f"== Part 2 ({renderer}): rendered frames through vision: not run "
                       f"({type(error).__name__}: {error}) ==")
