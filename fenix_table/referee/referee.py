@@ -58,6 +58,11 @@ _RECONSIDER_BOARDS = 3
 _HEIGHT_AGAINST_CHANGE = 1.25
 #: Search nodes shared by the open explanations on each still board.
 _CARRY_BUDGET = 3000
+#: The most candidate histories kept by a search while explanations are open (several
+#: setup plies with no heights read multiply into thousands, each as dear as a
+#: position: seconds per board); beyond it the search counts as given up, and with
+#: nobody to ask the oldest open ply is committed as its likeliest.
+_MOST_FOUND = 600
 #: The most explanations offered to the players to pick from (on the display they narrow
 #: them by touching the cells the stones went to).
 _MAX_LISTED = 400
@@ -332,7 +337,11 @@ class Referee:
         """What the reading means for the current position (see :func:`.tracker.decide`),
         taking a move only when the camera saw it (:meth:`_inferred`)."""
         position = self.position
-        decision = decide(search(position, self.rules, reading, self.max_plies), reading)
+        # With explanations open, :meth:`_carry` follows them; this search from the
+        # position is only the safety net for one the evidence narrowed away.
+        limits = dict(budget=_CARRY_BUDGET // 10, most=_MOST_FOUND) if self._open else {}
+        decision = decide(search(position, self.rules, reading, self.max_plies, **limits),
+                          reading)
         if decision.kind == "none":
             # Heights the camera reads with confidence can still be wrong: one ply that
             # fits every colour is taken, with a warning about the heights.
@@ -416,7 +425,8 @@ class Referee:
         # shallowly rather than the loop stalling (a search that gives up decides nothing).
         budget = max(_CARRY_BUDGET // len(self._open), 100)
         for option in self._open:
-            more = search(option.position, self.rules, reading, self.max_plies, budget=budget)
+            more = search(option.position, self.rules, reading, self.max_plies, budget=budget,
+                          most=max(_MOST_FOUND - len(found), 1))
             found.complete = found.complete and more.complete
             for cand in more:
                 # The option's own plies were seen on an earlier board; what came since

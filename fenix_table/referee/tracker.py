@@ -128,7 +128,8 @@ def _sign(v: int) -> int:
 
 
 def search(position, rules, reading: BoardReading, max_plies: int = 3,
-           tolerance: int = 0, use_heights: bool = True, budget: int = 1500) -> Candidates:
+           tolerance: int = 0, use_heights: bool = True, budget: int = 1500,
+           most: Optional[int] = None) -> Candidates:
     """Every candidate of up to ``max_plies`` plies whose placement differs from the
     reading on at most ``tolerance`` known cells (the position itself included).
 
@@ -138,7 +139,9 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
     ply (each empties one cell and grows one stack) a board needing more than they can
     give is dropped; with ``use_heights`` a stacking move may not build a stack higher
     than the camera confidently reads there (stacks never shrink in place). At most
-    ``budget`` positions are expanded; beyond it ``complete`` is False.
+    ``budget`` positions are expanded, and at most ``most`` candidates are kept (several
+    stacking plies with no heights read multiply: each candidate costs as much as a
+    position); beyond either ``complete`` is False.
     """
     from ..rules import legal_moves, play
 
@@ -174,7 +177,7 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
         if remaining <= 0 or not diff:
             return
         nodes += 1
-        if nodes > budget:
+        if nodes > budget or (most is not None and len(found) >= most):
             found.complete = False
             return
         board = pos.board
@@ -217,6 +220,9 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
             elif standing and len(shown_diff) <= tolerance:
                 cand = candidate(seq + (move,), play(pos, move), standing, pos)
             if cand is not None:
+                if most is not None and len(found) >= most:
+                    found.complete = False
+                    return
                 found.append(cand)
             if remaining > 1 and after_diff:
                 extend(play(pos, move), after_diff, seq + (move,))
