@@ -3,7 +3,8 @@ which stack changed (vision.evidence), and narrowed when the evidence is not cle
 import dataclasses
 
 from fenix_table.referee import Referee
-from fenix_table.referee.tracker import CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEXT_TO_EMPTIED
+from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEIGHBOUR_SHARE,
+                                         CHANGE_NEXT_TO_EMPTIED, HAND_BONUS)
 from fenix_table.rules import Position, apply
 from fenix_tools.synthetic import observe_placement
 
@@ -124,7 +125,8 @@ def test_a_neighbour_that_changed_too_leaves_the_ply_to_the_players():
     # then change more than the stack itself, so a change next door is no proof.
     ref, start = started()
     after = apply(start, "a1-c2")
-    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 20, "c3": 3.0}))
+    strong = CHANGE_MIN + 20
+    events = ref.observe(seen(after, 1, {"c2": strong, "c3": CHANGE_NEIGHBOUR_SHARE * strong + 1}))
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
     assert set(events[0].cells) >= {"c2", "c3"}
     # The same change far from any other changed stack decides.
@@ -137,7 +139,7 @@ def test_the_movers_fingertips_help_a_change_stand_out_but_never_make_one():
     ref, start = started()
     after = apply(start, "a1-c2")
     # c2 changed, but not twice as much as e1: alone, the camera cannot tell.
-    changes = {"c2": CHANGE_MIN + 2, "e1": (CHANGE_MIN + 2) / 1.7}
+    changes = {"c2": CHANGE_MIN + 2, "e1": (CHANGE_MIN + 2 + HAND_BONUS) / CHANGE_DOMINANCE - 0.25}
     assert [e.kind for e in ref.observe(seen(after, 1, changes))] == ["move_ambiguous"]
     # Red's fingertips were last over c2 (the covered cells deepest from Red's edge).
     ref, start = started()
