@@ -30,7 +30,7 @@ from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
                      position_after_turn)
 from ..rules.replay import Replay
 from . import events as ev
-from .tracker import (HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
+from .tracker import (CHANGE_MIN, HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
                       common_plies, decide, every_ply_shows, evidence_gaps, fingertips,
                       landing_scores, narrowed, read_board, search)
 
@@ -242,6 +242,13 @@ class Referee:
             carried = self._carry(reading)
             if carried is not None and carried.kind != "none":
                 decision = carried
+        if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1 \
+                and self._heights_hid_landing(decision.options, reading):
+            # A stack read a stone too low was left out of the options, and it is the one
+            # the camera saw change: every ply the colours allow is open again.
+            widened = self._by_colour(decision.options[0], reading)
+            if widened.complete and len(widened.options) > 1:
+                decision = widened
         if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
@@ -393,6 +400,20 @@ class Referee:
                   if cell != landing and reading.colors.get(cell) == colour]
         return bool(others) and \
             max(others) > max(self._changes.get(landing, 0.0), 1.0) * _HEIGHT_AGAINST_CHANGE
+
+    def _heights_hid_landing(self, options: Sequence[Candidate], reading: BoardReading) -> bool:
+        """Whether single stacking plies (``options``, from the position) leave out a stack
+        of the mover's colour that changed clearly (at least ``CHANGE_MIN``) and more than
+        every landing they name: its height, read as it was before (too low), ruled it out."""
+        if not self._changes or any(len(o.moves) != 1 or not o.moves[0].stacking
+                                    for o in options):
+            return False
+        landings = {o.moves[0].path[-1] for o in options}
+        colour = reading.colors.get(next(iter(landings)))
+        named = max(self._changes.get(c, 0.0) for c in landings)
+        left_out = [score for cell, score in self._changes.items()
+                    if cell not in landings and reading.colors.get(cell) == colour]
+        return bool(left_out) and max(left_out) >= max(CHANGE_MIN, named)
 
     def _relies_on_doubt(self, cand: Candidate, reading: BoardReading) -> bool:
         """True when a stacking ply of ``cand`` starts from a cell still reading empty

@@ -203,3 +203,20 @@ def test_with_nobody_to_ask_a_later_move_corrects_an_uncertain_ply():
     assert (redone[0].move, redone[0].uncertain) == ("a1-c2", True)
     assert "a1-b2" in redone[0].alternatives
     assert ref.moves == [t for t, _ in plies] + ["b2-c3"]
+
+
+def test_a_stack_read_as_before_is_still_taken_when_it_is_the_one_that_changed():
+    # Red put a1 on c2, but the camera reads c2 still one high: by heights c2 is no
+    # landing. It is the stack that changed, so the colours' every ply is open again and
+    # the change decides.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    obs = observe_placement(after.stacks(), "7x8", 1, heights=False, overrides={"c2": ("red", 1)})
+    scores = {cell: 0.0 for cell in obs.cells}
+    scores.update({"c2": CHANGE_MIN + 10, "a1": 40.0})
+    ref.observe(dataclasses.replace(obs, changes=scores))
+    assert ref.moves == ["a1-c2"]
+    # Without that change the heights' options stand, c2 not among them.
+    ref, start = started()
+    events = ref.observe(dataclasses.replace(obs, changes={cell: 0.0 for cell in obs.cells}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and "a1-c2" not in events[0].moves
