@@ -36,8 +36,10 @@ Printed figures:
   (frames x frame period at the given fps, plus the referee's own processing time).
 
 Run: ``python benchmarks/bench_referee.py [--games 24] [--rendered 4] [--renderer both]
-[--mode both | --track] [--rendered-plies 20] [--seed 1] [--first-game 0] [--save FILE]``;
-``--merge FILE...`` reports saved chunks together.
+[--mode both | --track] [--rendered-plies 20] [--seed 1] [--first-game 0] [--save FILE]
+[--frames DIR]``; ``--merge FILE...`` reports saved chunks together; ``--frames`` keeps the
+rendered frames and reads them back on the next run (the referee measured again on the
+same frames in a fraction of the time).
 """
 from __future__ import annotations
 
@@ -632,7 +634,8 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
             t.boards[board] = t.boards.get(board, 0) + 1
             t.game_seconds.append(seconds)
         if len(stills) == 2 and stills[0].L.shape == stills[1].L.shape:
-            # The new evidence's cost: stack_changes and rim_changes (half the cells occupied) on two real rectified still frames,
+            # The new evidence's cost: stack_changes and rim_changes (half the cells
+            # occupied) on two real rectified still frames,
             # one core, as vision runs it (once per stable frame).
             width, height = dimensions(board)
             threads = cv2.getNumThreads()

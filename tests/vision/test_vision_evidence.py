@@ -58,7 +58,8 @@ def _rectified(discs, width=5, height=5, ppc=32, seed=0):
         cv2.circle(L, centre, int(round(radius * ppc * 16)), 9.0, -1, cv2.LINE_AA, 4)
     L += np.random.default_rng(seed).normal(0, 0.4, L.shape).astype(np.float32)
     lab = np.dstack([L, np.zeros_like(L), np.zeros_like(L)])
-    grad = cv2.magnitude(cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3))
+    grad = cv2.magnitude(cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3),
+                         cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3))
     return Rectified(lab, grad, ppc, pad)
 
 
