@@ -318,7 +318,7 @@ class RenderedTally(Tally):
     recorded: int = 0             # plies in the record at the end (track)
     recorded_right: int = 0       # ... whose token is the game's at that ply
     failures: List[str] = field(default_factory=list)       # stacking plies not seen right
-    evidence_ms: List[float] = field(default_factory=list)  # stack_changes + rim_changes per call
+    evidence_ms: List[float] = field(default_factory=list)  # stack_changes per call
 
 
 def _kind_of(truth: Game, index: int) -> Optional[str]:
@@ -579,9 +579,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     """
     import cv2
 
-    import numpy as np
-
-    from fenix_table.vision.evidence import rim_changes, stack_changes
+    from fenix_table.vision.evidence import stack_changes
     from fenix_table.board import dimensions
 
     tallies = {mode: RenderedTally() for mode in modes}
@@ -634,21 +632,17 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
             t.boards[board] = t.boards.get(board, 0) + 1
             t.game_seconds.append(seconds)
         if len(stills) == 2 and stills[0].L.shape == stills[1].L.shape:
-            # The new evidence's cost: stack_changes and rim_changes (half the cells
-            # occupied) on two real rectified still frames,
+            # The new evidence's cost: stack_changes on two real rectified still frames,
             # one core, as vision runs it (once per stable frame).
             width, height = dimensions(board)
             threads = cv2.getNumThreads()
             cv2.setNumThreads(1)
             try:
-                occupied = np.ones(width * height, dtype=bool)
-                occupied[::2] = False
                 for _ in range(200 // max(1, games) + 1):
                     # This thread's CPU time: the machine may be shared (wall time then
                     # counts other programs' turns too).
                     began = time.thread_time()
                     stack_changes(stills[0], stills[1], width, height)
-                    rim_changes(stills[0], stills[1], width, height, occupied)
                     tallies[modes[0]].evidence_ms.append((time.thread_time() - began) * 1000)
             finally:
                 cv2.setNumThreads(threads)
@@ -706,7 +700,7 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
               f"{statistics.median(tally.process_ms):.1f} ms, max {max(tally.process_ms):.1f} ms")
     if tally.evidence_ms:
         ranked = sorted(tally.evidence_ms)
-        print(f"extra time per stable frame for the new evidence (vision.evidence.stack_changes + rim_changes "
+        print(f"extra time per stable frame for the new evidence (vision.evidence.stack_changes "
               f"on two real rectified still frames, vision.reader.last, one core, CPU time, "
               f"{len(ranked)} calls): median {statistics.median(ranked):.2f} ms, "
               f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms (target <= 3 ms; "

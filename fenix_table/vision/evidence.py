@@ -20,20 +20,21 @@ stone's rim:
 
 Each look is put on a common scale, its robust spread over the whole board (most cells
 did not change), and the two are added: a score of 0 is an ordinary cell, 10 a change ten
-spreads above it. The board around a stone is left out there: the shadow a lifted
-neighbour took with it, and the longer one a grown stack casts, change it as much as the
-stone itself (both were tried and made wrong choices).
+spreads above it. The board around a stone is left out: the shadow a lifted neighbour
+took with it, and the longer one a grown stack casts, change it as much as the stone
+itself (both were tried and made wrong choices). On the generator's games (stones where
+they were put, hands from the mover's side; 45 setup plies) the landing stack scored
+highest of the mover's stacks in every ply; black stones on the dark 9x9 face give the
+least, often nothing the referee may act on.
 
-Inside the stone, black stones on the dark 9x9 face show next to nothing. Their rim
-does: the new top disc covers or bares a thin crescent of the board beside the stack.
-But a neighbouring stone (a stone lies up to a tenth of a cell off its cell, and one put
-on a stack a little more), its shadow and its parallax reach into a rim too, from the
-side that faces it. :func:`rim_changes` therefore measures the rim (0.30-0.46 cell) only
-in the 45-degree sectors that face an empty cell or the board's edge, with the same two
-looks normalised over those sectors alone; the pipeline adds it to :func:`stack_changes`.
-On the generator's tuning games (0-4) this turned the landing stacks of black on the dark
-face from about 0 into 10-20 where a side of the stack is open; a stack closed in on all
-sides still shows only what is inside its stone.
+Their rim does show (the new top disc covers or bares a thin crescent of board beside
+the stack: landing stacks of black on the dark face went from about 0 to 13-21 on the
+generator's game 1 with a ring 0.30-0.46 cell). But a neighbouring stone off its cell, its
+shadow and its parallax reach into a rim too; measured only on the rim's sides that face an
+empty cell, untouched stacks still scored up to 19, so the threshold had to rise as much
+and on the tuning games (generator 0-4, independent renderer 0-2) it took 68 of 90 plies
+against 67 from inside the stone alone, at twice the cost and with more wrong likeliest
+picks for ``track`` on fresh games: it is not used.
 """
 from __future__ import annotations
 
@@ -78,81 +79,6 @@ def _robust(x: np.ndarray) -> np.ndarray:
     centre = np.median(x)
     spread = 1.4826 * np.median(np.abs(x - centre)) + 1e-3
     return (x - centre) / spread
-
-
-#: The stone's rim itself, as fractions of a cell from the cell's centre: where a stone
-#: put on a stack shows most (the new top disc covers or bares a crescent of the board
-#: beside it), and where a neighbouring stack's rim, shadow or parallax reaches in.
-RIM = (0.30, 0.46)
-#: (row, column) steps from a cell to the neighbour each 45-degree sector of its rim faces,
-#: counter-clockwise from the right in the rectified image (rows grow downwards).
-_SECTOR_STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
-
-
-def _rim_sectors(ppc: int, radii: Tuple[float, float]) -> Tuple[np.ndarray, np.ndarray]:
-    """The rim's pixels (a mask over the cell) and, per pixel, a one-hot of the sector
-    (0..7, see ``_SECTOR_STEPS``) it lies in."""
-    c = (np.arange(ppc) + 0.5) / ppc - 0.5
-    x, y = np.meshgrid(c, c)
-    r = np.hypot(x, y)
-    mask = ((r >= radii[0]) & (r <= radii[1])).ravel()
-    sector = (np.round(np.arctan2(y, x) / (np.pi / 4)).astype(int) % 8).ravel()[mask]
-    return mask, np.eye(8, dtype=np.float32)[sector]
-
-
-def _open_sectors(occupied: np.ndarray, width: int, height: int) -> np.ndarray:
-    """Per cell (rectified row-major order) and sector, whether the neighbour that sector
-    faces is empty or off the board."""
-    grid = occupied.reshape(height, width)
-    padded = np.zeros((height + 2, width + 2), dtype=bool)
-    padded[1:-1, 1:-1] = grid
-    facing = np.stack([padded[1 + dr:1 + dr + height, 1 + dc:1 + dc + width]
-                       for dr, dc in _SECTOR_STEPS], axis=-1).reshape(height * width, 8)
-    return ~facing
-
-
-def _sector_change(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: int,
-                   pad: int, free: np.ndarray, shape_only: str) -> np.ndarray:
-    """Mean absolute change over the rim's sectors that face an empty neighbour (NaN for
-    a cell with none); ``shape_only`` as in :func:`_ring_change` (the mean change taken
-    off, not the median: cheaper), over those sectors only (a neighbour reaching into
-    the others must not rescale them)."""
-    mask, onehot = _rim_sectors(ppc, RIM)
-    old = _per_cell(before.astype(np.float32), width, height, ppc, pad)[:, mask]
-    new = _per_cell(after.astype(np.float32), width, height, ppc, pad)[:, mask]
-    use = (free.astype(np.float32) @ onehot.T) > 0          # cells x rim pixels
-    n = use.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if shape_only == "gain":
-            old = old * ((new * use).sum(axis=1, keepdims=True)
-                         / ((old * use).sum(axis=1, keepdims=True) + 1e-3))
-        diff = new - old
-        if shape_only == "offset":
-            diff = diff - (diff * use).sum(axis=1, keepdims=True) / np.maximum(n, 1)[:, None]
-        total = (np.abs(diff) * use).sum(axis=1)
-        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
-
-
-def _robust_known(x: np.ndarray) -> np.ndarray:
-    """:func:`_robust` over the finite values; NaN becomes 0 (an ordinary cell)."""
-    known = np.isfinite(x)
-    out = np.zeros_like(x)
-    if known.sum() >= 3:
-        out[known] = _robust(x[known])
-    return out
-
-
-def rim_changes(before, after, width: int, height: int, occupied: np.ndarray) -> np.ndarray:
-    """Per cell (rectified order), how much its stone's rim changed on the sides that face
-    an empty cell: a stone put on a stack shows there even black on a dark board, and no
-    neighbouring stack (grown, lifted, or its shadow) reaches across an empty cell.
-    ``occupied``: per cell, a stone in either still board (a cell not read counts as
-    occupied). Same scale as :func:`stack_changes`; 0 for a cell with no empty side."""
-    ppc, pad = after.ppc, after.pad
-    free = _open_sectors(np.asarray(occupied, dtype=bool), width, height)
-    edges = _sector_change(before.grad, after.grad, width, height, ppc, pad, free, "gain")
-    rim = _sector_change(before.L, after.L, width, height, ppc, pad, free, "offset")
-    return _robust_known(edges) + _robust_known(rim)
 
 
 def stack_changes(before, after, width: int, height: int) -> np.ndarray:

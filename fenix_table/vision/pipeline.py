@@ -31,7 +31,7 @@ from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, Room, layout_labels
-from .evidence import rim_changes, stack_changes
+from .evidence import stack_changes
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
@@ -88,7 +88,6 @@ class Vision:
         self._still = None
         self._still_colors: Optional[Tuple[str, ...]] = None
         self._before = None
-        self._before_colors: Optional[Tuple[str, ...]] = None
         # Cells under the hand in the latest frame with one, and as it was when the
         # current still board began.
         self._reached: Tuple[str, ...] = ()
@@ -108,7 +107,7 @@ class Vision:
         if not same_pixels:
             # Rectified pictures of another grid cannot be compared with the new ones; a
             # refit that moved no corner by a pixel keeps them (and the evidence).
-            self._still = self._still_colors = self._before = self._before_colors = None
+            self._still = self._still_colors = self._before = None
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -188,20 +187,16 @@ class Vision:
         latest change of colours, measured between the first stable frames of the two:
         a hand the hand check missed comes at the end of a still board (someone reaching
         in), so its first frames are the cleanest."""
-        colors = tuple(stable.cells[name].color for name in self.reader.names)
+        colors = tuple(r.color for r in stable.cells.values())
         if colors != self._still_colors:
-            self._before, self._before_colors = self._still, self._still_colors
-            self._still, self._still_colors = self.reader.last, colors
+            self._before, self._still_colors = self._still, colors
+            self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
         stable = replace(stable, reached=self._still_reached)
         if self._before is None:
             return stable
         width, height = dimensions(self.calibration.board)
-        # A stone on either board: its rim, shadow or parallax may reach a neighbour's rim.
-        occupied = np.array([a != "empty" or b != "empty"
-                             for a, b in zip(self._before_colors, colors)])
-        change = stack_changes(self._before, self.reader.last, width, height) + \
-            rim_changes(self._before, self.reader.last, width, height, occupied)
+        change = stack_changes(self._before, self.reader.last, width, height)
         return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())))
 
     def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:
