@@ -155,14 +155,20 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
     def bad(v: int, i: int) -> bool:
         return rc[i] is not None and _sign(v) != rc[i]
 
-    def candidate(moves, after, standing=(), before=None) -> Optional[Candidate]:
+    def candidate(moves, after, standing=(), before=None, differing=None) -> Optional[Candidate]:
+        """``differing``: the cells (indices) known to differ, when the search already
+        has them (no stacks standing): thousands of setup histories each skip a pass over
+        the board."""
         stacks = after.stacks()
         for i in standing:
             # Jumped stacks not yet taken off are still on the board.
             stacks[names[i]] = before.piece_at(names[i])
         if len(moves) > 1 and not every_ply_shows(moves, position, stacks):
             return None
-        mism = tuple(names[i] for i in range(geo.n) if bad(_value(stacks, names[i]), i))
+        if differing is not None:
+            mism = tuple(names[i] for i in sorted(differing))
+        else:
+            mism = tuple(names[i] for i in range(geo.n) if bad(_value(stacks, names[i]), i))
         return Candidate(tuple(moves), after, stacks, tuple(names[i] for i in standing), mism)
 
     board0 = position.board
@@ -216,7 +222,7 @@ def search(position, rules, reading: BoardReading, max_plies: int = 3,
                                        if rc[j] is None or rc[j] == _sign(board[j])}
             cand = None
             if not standing and len(after_diff) <= tolerance:
-                cand = candidate(seq + (move,), play(pos, move))
+                cand = candidate(seq + (move,), play(pos, move), differing=after_diff)
             elif standing and len(shown_diff) <= tolerance:
                 cand = candidate(seq + (move,), play(pos, move), standing, pos)
             if cand is not None:
