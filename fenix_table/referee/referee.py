@@ -30,7 +30,7 @@ from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
                      position_after_turn)
 from ..rules.replay import Replay
 from . import events as ev
-from .tracker import (HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
+from .tracker import (CHANGE_MIN, HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
                       common_plies, decide, every_ply_shows, evidence_gaps, fingertips,
                       landing_scores, narrowed, read_board, search)
 
@@ -58,6 +58,11 @@ _RECONSIDER_BOARDS = 3
 _HEIGHT_AGAINST_CHANGE = 1.25
 #: Search nodes shared by the open explanations on each still board.
 _CARRY_BUDGET = 3000
+#: The most candidate histories kept by a search while explanations are open (several
+#: setup plies with no heights read multiply into thousands, each as dear as a
+#: position: seconds per board); beyond it the search counts as given up, and with
+#: nobody to ask the oldest open ply is committed as its likeliest.
+_MOST_FOUND = 600
 #: The most explanations offered to the players to pick from (on the display they narrow
 #: them by touching the cells the stones went to).
 _MAX_LISTED = 400
@@ -237,6 +242,13 @@ class Referee:
             carried = self._carry(reading)
             if carried is not None and carried.kind != "none":
                 decision = carried
+        if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1 \
+                and self._heights_hid_landing(decision.options, reading):
+            # A stack read a stone too low was left out of the options, and it is the one
+            # the camera saw change: every ply the colours allow is open again.
+            widened = self._by_colour(decision.options[0], reading)
+            if widened.complete and len(widened.options) > 1:
+                decision = widened
         if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
@@ -332,7 +344,11 @@ class Referee:
         """What the reading means for the current position (see :func:`.tracker.decide`),
         taking a move only when the camera saw it (:meth:`_inferred`)."""
         position = self.position
-        decision = decide(search(position, self.rules, reading, self.max_plies), reading)
+        # With explanations open, :meth:`_carry` follows them; this search from the
+        # position is only the safety net for one the evidence narrowed away.
+        limits = dict(budget=_CARRY_BUDGET // 10, most=_MOST_FOUND) if self._open else {}
+        decision = decide(search(position, self.rules, reading, self.max_plies, **limits),
+                          reading)
         if decision.kind == "none":
             # Heights the camera reads with confidence can still be wrong: one ply that
             # fits every colour is taken, with a warning about the heights.
@@ -385,6 +401,20 @@ class Referee:
         return bool(others) and \
             max(others) > max(self._changes.get(landing, 0.0), 1.0) * _HEIGHT_AGAINST_CHANGE
 
+    def _heights_hid_landing(self, options: Sequence[Candidate], reading: BoardReading) -> bool:
+        """Whether single stacking plies (``options``, from the position) leave out a stack
+        of the mover's colour that changed clearly (at least ``CHANGE_MIN``) and more than
+        every landing they name: its height, read as it was before (too low), ruled it out."""
+        if not self._changes or any(len(o.moves) != 1 or not o.moves[0].stacking
+                                    for o in options):
+            return False
+        landings = {o.moves[0].path[-1] for o in options}
+        colour = reading.colors.get(next(iter(landings)))
+        named = max(self._changes.get(c, 0.0) for c in landings)
+        left_out = [score for cell, score in self._changes.items()
+                    if cell not in landings and reading.colors.get(cell) == colour]
+        return bool(left_out) and max(left_out) >= max(CHANGE_MIN, named)
+
     def _relies_on_doubt(self, cand: Candidate, reading: BoardReading) -> bool:
         """True when a stacking ply of ``cand`` starts from a cell still reading empty
         where an earlier move had to take that for a misread: the emptied cell may be all
@@ -416,7 +446,8 @@ class Referee:
         # shallowly rather than the loop stalling (a search that gives up decides nothing).
         budget = max(_CARRY_BUDGET // len(self._open), 100)
         for option in self._open:
-            more = search(option.position, self.rules, reading, self.max_plies, budget=budget)
+            more = search(option.position, self.rules, reading, self.max_plies, budget=budget,
+                          most=max(_MOST_FOUND - len(found), 1))
             found.complete = found.complete and more.complete
             for cand in more:
                 # The option's own plies were seen on an earlier board; what came since

@@ -3,7 +3,8 @@ which stack changed (vision.evidence), and narrowed when the evidence is not cle
 import dataclasses
 
 from fenix_table.referee import Referee
-from fenix_table.referee.tracker import CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEXT_TO_EMPTIED
+from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEIGHBOUR_SHARE,
+                                         CHANGE_NEXT_TO_EMPTIED, HAND_BONUS)
 from fenix_table.rules import Position, apply
 from fenix_tools.synthetic import observe_placement
 
@@ -124,7 +125,8 @@ def test_a_neighbour_that_changed_too_leaves_the_ply_to_the_players():
     # then change more than the stack itself, so a change next door is no proof.
     ref, start = started()
     after = apply(start, "a1-c2")
-    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 20, "c3": 3.0}))
+    strong = CHANGE_MIN + 20
+    events = ref.observe(seen(after, 1, {"c2": strong, "c3": CHANGE_NEIGHBOUR_SHARE * strong + 1}))
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
     assert set(events[0].cells) >= {"c2", "c3"}
     # The same change far from any other changed stack decides.
@@ -137,7 +139,7 @@ def test_the_movers_fingertips_help_a_change_stand_out_but_never_make_one():
     ref, start = started()
     after = apply(start, "a1-c2")
     # c2 changed, but not twice as much as e1: alone, the camera cannot tell.
-    changes = {"c2": CHANGE_MIN + 2, "e1": (CHANGE_MIN + 2) / 1.7}
+    changes = {"c2": CHANGE_MIN + 2, "e1": (CHANGE_MIN + 2 + HAND_BONUS) / CHANGE_DOMINANCE - 0.25}
     assert [e.kind for e in ref.observe(seen(after, 1, changes))] == ["move_ambiguous"]
     # Red's fingertips were last over c2 (the covered cells deepest from Red's edge).
     ref, start = started()
@@ -201,3 +203,20 @@ def test_with_nobody_to_ask_a_later_move_corrects_an_uncertain_ply():
     assert (redone[0].move, redone[0].uncertain) == ("a1-c2", True)
     assert "a1-b2" in redone[0].alternatives
     assert ref.moves == [t for t, _ in plies] + ["b2-c3"]
+
+
+def test_a_stack_read_as_before_is_still_taken_when_it_is_the_one_that_changed():
+    # Red put a1 on c2, but the camera reads c2 still one high: by heights c2 is no
+    # landing. It is the stack that changed, so the colours' every ply is open again and
+    # the change decides.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    obs = observe_placement(after.stacks(), "7x8", 1, heights=False, overrides={"c2": ("red", 1)})
+    scores = {cell: 0.0 for cell in obs.cells}
+    scores.update({"c2": CHANGE_MIN + 10, "a1": 40.0})
+    ref.observe(dataclasses.replace(obs, changes=scores))
+    assert ref.moves == ["a1-c2"]
+    # Without that change the heights' options stand, c2 not among them.
+    ref, start = started()
+    events = ref.observe(dataclasses.replace(obs, changes={cell: 0.0 for cell in obs.cells}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and "a1-c2" not in events[0].moves
