@@ -84,8 +84,13 @@ def reason(position: Position, rules: Rules, analysis: Analysis) -> str:
             what = "wins a General" if taken.count(2) == 1 else f"wins {taken.count(2)} Generals"
         else:
             what = f"takes {len(taken)} soldier" + ("s" if len(taken) > 1 else "")
-        others = [m for m in legal_moves(position, rules) if m.is_capture and m != move]
-        choice = " (the other captures of that size give more back)" if others else ""
+        scores = analysis.root_scores
+        mine = scores.get(move.token, analysis.score)
+        others = [scores[m.token] for m in legal_moves(position, rules)
+                  if m.is_capture and m != move and m.token in scores]
+        # The maximum rule fixes how much is taken; the choice is where the piece ends.
+        choice = " (the other captures give more back)" if others and \
+            max(others) <= mine - 100 else ""
         return f"{what}: {move.token} takes {total}{choice}{wins}"
     if mate is not None and mate > 0:
         return f"wins the game in {(mate + 1) // 2} moves"
