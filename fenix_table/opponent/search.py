@@ -157,7 +157,9 @@ class Searcher:
         if movetime is None and max_depth is None:
             raise ValueError("a search needs a time or a depth limit")
         started = time.perf_counter()
-        self._deadline = started + movetime if movetime is not None else float("inf")
+        # A margin for what follows the last node (the line, the caller's bookkeeping).
+        self._deadline = started + movetime * 0.95 - 0.003 if movetime is not None \
+            else float("inf")
         if pos.size != self._size:
             self.tt.clear()
             self.history.clear()
@@ -234,7 +236,7 @@ class Searcher:
     def _negamax(self, pos: Position, key: int, depth: int, alpha: int, beta: int,
                  ply: int, qply: int) -> int:
         self.nodes += 1
-        if not self.nodes & 127 and time.perf_counter() > self._deadline:
+        if not self.nodes & 31 and time.perf_counter() > self._deadline:
             raise _Timeout
         rules = self.rules
         seen = self._seen[key]
@@ -317,7 +319,15 @@ class Searcher:
         possible on 9x9, so only the ``beam`` best by the evaluation of the position they
         leave (and the table's move) are searched; all are legal moves of ``pos``."""
         rules, weights = self.rules, self.weights
-        scored = sorted(moves, key=lambda m: evaluate(play(pos, m), rules, weights))
+        deadline = self._deadline
+
+        def score(move: Move) -> int:
+            # Hundreds of evaluations: the clock is looked at here too.
+            if time.perf_counter() > deadline:
+                raise _Timeout
+            return evaluate(play(pos, move), rules, weights)
+
+        scored = sorted(moves, key=score)
         kept = scored[:beam]
         first = entry[3] if entry is not None else None
         if first is not None:
