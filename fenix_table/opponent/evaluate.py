@@ -57,6 +57,8 @@ WEIGHTS: Dict[str, int] = {
 MATERIAL: Dict[str, int] = {"soldier": 100, "general": 200, "king": 300}
 
 WIN = 100_000
+#: A setup stacked into a dead end (see :func:`_dead_end`): lost, one move from now.
+DEAD_END = WIN // 2
 
 
 def _shift_masks(geo):
@@ -172,6 +174,10 @@ def evaluate(pos: Position, rules: Rules, weights: Dict[str, int] = WEIGHTS) -> 
             steps = f + r if red else (width - 1 - f) + (height - 1 - r)
             score -= sign * w_depth * steps
     if pos.in_setup:
+        if rules.setup_reach == "orthogonal":
+            for side, sign in ((own, 1), (enemy, -1)):
+                if _dead_end(pos, side):
+                    score -= sign * DEAD_END
         # Red makes the first battle move: each side's capture chances at that moment
         # (the other side's are threats it can still parry while stacking).
         score += weights["setup_threat"] * (threatened(pos, own=True) - threatened(pos))
@@ -184,6 +190,13 @@ def evaluate(pos: Position, rules: Rules, weights: Dict[str, int] = WEIGHTS) -> 
     if pos.duty == "G":
         score += weights["general_right"]
     return score
+
+
+def _dead_end(pos: Position, side: int) -> bool:
+    """Setup with ``setup_reach=orthogonal``: four Generals, no King, and no soldier
+    next to a General. The King can never be made: that side has no move and loses."""
+    return (not side & pos.kings and (side & pos.generals).bit_count() == 4 and
+            not can_recreate(pos, side, "orthogonal"))
 
 
 def _king_hangs(pos: Position) -> bool:

@@ -147,3 +147,22 @@ def test_evaluation_is_antisymmetric_in_the_side_to_move():
 def test_a_searcher_refuses_a_search_without_limits():
     with pytest.raises(ValueError):
         Searcher(Rules()).search(Position.start("7x8"), movetime=None)
+
+
+# Strike rules (setup_reach=orthogonal): red has three Generals and soldiers on e1, f1, g1.
+# Making the fourth General on e1 or g1 leaves no soldier next to any General, so the King
+# can never be made: red would have no move and lose.
+DEAD_END_SETUP = "7x8 s1g1gsg/7/7/G6/7/G6/7/G3SSS r 33 - 0"
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_no_level_stacks_itself_into_a_setup_dead_end(level):
+    pos = Position.from_fpn(DEAD_END_SETUP)
+    rules = Rules.preset("strike")
+    tokens = {m.token for m in legal_moves(pos, rules)}
+    assert {"f1-e1", "f1-g1"} < tokens
+    for seed in range(3):
+        move = choose(pos, rules, level=level, movetime=0.3, seed=seed)
+        assert move.token in tokens - {"f1-e1", "f1-g1"}
+        assert legal_moves(play(play(pos, move), choose(play(pos, move), rules, level=8,
+                                                           movetime=0.1)), rules)
