@@ -25,6 +25,8 @@ The terms, each with a weight in :data:`WEIGHTS`:
 - ``general_right``: the side to move may create a General this turn (duty ``G``).
 - ``king_depth``: each diagonal step the King stands away from its own corner (the
   front line is where the captures are).
+- ``king_site``: in setup before the King is made, the same for the deepest General
+  (where the King will most likely be made).
 - ``setup_threat``: during setup, per stone each side could capture if the battle began
   now (their largest capture), ours counting for us.
 """
@@ -49,6 +51,7 @@ WEIGHTS: Dict[str, int] = {
     "threat": 45,
     "general_right": 60,
     "king_depth": 20,
+    "king_site": 10,
     "king_hangs": 250,
     "setup_threat": 60,
 }
@@ -164,15 +167,19 @@ def evaluate(pos: Position, rules: Rules, weights: Dict[str, int] = WEIGHTS) -> 
             score += sign * w_guard * (n8[i] & side).bit_count()
             if can_recreate(pos, side, rules.king_reach):
                 score += sign * w_rec
-    w_depth = weights["king_depth"]
+    w_depth, w_site = weights["king_depth"], weights["king_site"]
     width, height = geo.width, geo.height
     for side, sign, red in ((own, 1, me > 0), (enemy, -1, me < 0)):
+        # The King, or in setup before it is made the General it will most likely be
+        # made from (the deepest one), should stand back from the front.
         king = side & k
-        if king:
-            i = king.bit_length() - 1
-            f, r = i % width, i // width
-            steps = f + r if red else (width - 1 - f) + (height - 1 - r)
-            score -= sign * w_depth * steps
+        candidates = [king.bit_length() - 1] if king else \
+            (list(bits_of(side & g)) if pos.in_setup else [])
+        if candidates:
+            steps = min((i % width + i // width) if red else
+                        (width - 1 - i % width) + (height - 1 - i // width)
+                        for i in candidates)
+            score -= sign * (w_depth if king else w_site) * steps
     if pos.in_setup:
         if rules.setup_reach == "orthogonal":
             for side, sign in ((own, 1), (enemy, -1)):

@@ -115,9 +115,11 @@ def test_depth_and_time_limits_are_kept():
     pos = random_game(7, "9x9", Rules(), 30).position
     shallow = analyse(pos, Rules(), depth=1, movetime=None)
     assert shallow.depth == 1
+    # Unlimited, the search would go on for minutes; with 0.2 s it stops (the bound is
+    # loose: a loaded machine may hold the process back for a while).
     timed = analyse(pos, Rules(), movetime=0.2)
-    assert timed.seconds < 0.3
-    assert timed.nodes > 0
+    assert timed.seconds < 1.5
+    assert timed.nodes > 0 and timed.depth >= 1
 
 
 def test_level_one_sometimes_differs_and_the_seed_repeats_it():
