@@ -135,6 +135,7 @@ class Searcher:
         self.transposition = transposition
         self.tt: Dict[int, Tuple[int, int, int, Optional[str]]] = {}
         self.history: Dict[str, int] = {}
+        self.evals: Dict[int, int] = {}
         self.killers: Dict[int, List[str]] = {}
         self.nodes = 0
         self._size = None
@@ -162,6 +163,7 @@ class Searcher:
             else float("inf")
         if pos.size != self._size:
             self.tt.clear()
+            self.evals.clear()
             self.history.clear()
             self._size = pos.size
         self.killers.clear()
@@ -245,7 +247,7 @@ class Searcher:
             return WIN - ply if rules.repetition == "repeater_loses" else 0
         if depth <= 0 and (pos.in_setup or (pos.duty != "K" and not capture_candidates(pos))):
             # Quiet: nothing is forced (the bitboard pre-check saves generating moves).
-            return evaluate(pos, rules, self.weights)
+            return self._evaluate(pos, key)
         moves = legal_moves(pos, rules)
         if not moves:
             if pos.duty != "K" and rules.no_move == "draw":
@@ -257,7 +259,7 @@ class Searcher:
         forcing = moves[0].is_capture or pos.duty == "K"
         if depth <= 0:
             if not forcing or not self.quiescence or qply >= _QUIESCENCE_PLIES:
-                return evaluate(pos, rules, self.weights)
+                return self._evaluate(pos, key)
             qply += 1
         entry = self.tt.get(key) if self.transposition else None
         if entry is not None and entry[0] >= depth:
@@ -302,6 +304,16 @@ class Searcher:
         flag = _EXACT if start_alpha < best < beta else (_LOWER if best >= beta else _UPPER)
         self._store(key, depth, flag, best, best_token)
         return best
+
+    def _evaluate(self, pos: Position, key: int) -> int:
+        """The evaluation, remembered by key (iterative deepening meets the same leaves
+        again; the evaluation does not read the clock, which the key leaves out)."""
+        value = self.evals.get(key)
+        if value is None:
+            if len(self.evals) >= _TT_LIMIT:
+                self.evals.clear()
+            value = self.evals[key] = evaluate(pos, self.rules, self.weights)
+        return value
 
     def _store(self, key, depth, flag, value, token) -> None:
         if not self.transposition:
