@@ -103,10 +103,11 @@ def reason(position: Position, rules: Rules, analysis: Analysis) -> str:
             top = max(abs(board[j]) for j in threat.jumped)
             saved = {3: "your King", 2: "your General"}.get(top, _stones(threat.value))
             return f"saves {saved} from {threat.token}"
-    gain = _material_gain(position, rules, analysis.line)
+    # Only the line's first two moves each: its tail is the search's least sure part.
+    line = analysis.line[:4]
+    gain = _material_gain(position, rules, line)
     if gain > 0:
-        return (f"prepares to win {_stones(gain)}: "
-                f"{' '.join(m.token for m in analysis.line[:4])}")
+        return f"prepares to win {_stones(gain)}: {' '.join(m.token for m in line)}"
     return f"keeps the best position the search finds (score {_score(analysis.score)})"
 
 

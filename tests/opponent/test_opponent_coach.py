@@ -1,10 +1,12 @@
 """The coach: hints give the move and a reason in the game's words; a review marks the
 moves that lose material or miss a clearly better one, in text, JSON and FGN comments."""
 import json
+import random
 import subprocess
 import sys
 
-from fenix_table.rules import OFFICIAL, Position, legal_moves, parse_fgn
+from fenix_table.opponent import coach
+from fenix_table.rules import OFFICIAL, Game, Position, legal_moves, parse_fgn
 from fenix_table.rules.replay import Step, replay
 from fenix_table.opponent.coach import hint, review
 
@@ -91,3 +93,22 @@ def test_games_review_bad_input_is_one_line(tmp_path):
         result = run("games", "review", *args, "--db", db)
         assert result.returncode == 2
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_quiet_hint_that_wins_material_shows_the_line():
+    """A reason that promises stones shows the moves that win them, and they do."""
+    rng = random.Random(9)
+    game = Game(size="9x9")
+    seen = 0
+    while not game.status().over and game.ply < 60:
+        if game.ply >= 10:
+            position = game.position
+            found = hint(position, OFFICIAL, movetime=0.1, history=game.positions[:-1])
+            if found.reason.startswith("prepares to win "):
+                seen += 1
+                stones = int(found.reason.split()[3])
+                tokens = found.reason.split(": ")[1].split()
+                assert tokens[0] == found.move.token and len(tokens) <= 4
+                assert coach._material_gain(position, OFFICIAL, found.line[:4]) == stones
+        game.push(rng.choice(game.legal_moves()))
+    assert seen
