@@ -35,14 +35,16 @@ class Level:
     time_share: float
 
 
+# Each level gives up one thing against the next: time, depth, or a little randomness.
+# Level 1 does not follow captures past its one ply, so it walks into recaptures.
 LEVELS: Dict[int, Level] = {
     1: Level(1, 300, False, 0.25),
-    2: Level(1, 120, True, 0.25),
-    3: Level(2, 80, True, 0.5),
-    4: Level(2, 30, True, 0.5),
-    5: Level(3, 15, True, 0.75),
-    6: Level(4, 0, True, 1.0),
-    7: Level(None, 0, True, 0.6),
+    2: Level(1, 100, True, 0.25),
+    3: Level(2, 60, True, 0.5),
+    4: Level(2, 20, True, 0.5),
+    5: Level(3, 10, True, 0.5),
+    6: Level(3, 0, True, 0.75),
+    7: Level(None, 0, True, 0.5),
     8: Level(None, 0, True, 1.0),
 }
 STRONGEST = max(LEVELS)
