@@ -19,7 +19,9 @@ Every game is appended as one JSON line to ``--out`` (default
 pairing and settings, so it can be stopped and resumed. The summary (printed at the end,
 or alone with ``--report``) gives per pairing: games, wins/draws/losses of A, A's score,
 an Elo-like difference (400 log10(s / (1 - s))), nodes per second, mean and longest
-move time of each searching player; and the Elo-like ladder the level pairings give.
+move time (wall clock) and the longest move in processor time (what the process itself
+spent: on a loaded machine the wall clock also counts the waits for a core) of each
+searching player; and the Elo-like ladder the level pairings give.
 
 ``--pi-ratio`` times the Computer Language Benchmarks Game's Python n-body program here
 and compares it with the time published for a Raspberry Pi 4 (the time budget's ratio).
@@ -59,7 +61,8 @@ class Player:
         self.spec = spec
         self.rng = random.Random(seed)
         self.movetime = movetime
-        self.times = []
+        self.times = []   # wall-clock seconds per move
+        self.cpu = []     # this process's processor seconds per move
         self.nodes = 0
         if spec == "random":
             self.searcher = None
@@ -83,11 +86,12 @@ class Player:
         moves = game.legal_moves()
         if self.searcher is None:
             return self.rng.choice(moves)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         analysis = self.searcher.search(
             game.position, max_depth=self.depth, movetime=self.movetime * self.share,
             history=game.positions[:-1], noise=self.noise, rng=self.rng)
         self.times.append(time.perf_counter() - started)
+        self.cpu.append(time.process_time() - cpu)
         self.nodes += analysis.nodes
         return analysis.move
 
@@ -116,7 +120,9 @@ def play_game(a: str, b: str, index: int, args) -> dict:
     for who, side in (("a", a_side), ("b", "black" if a_side == "red" else "red")):
         p = players[side]
         stats[who] = {"moves": len(p.times), "seconds": round(sum(p.times), 4),
-                      "longest": round(max(p.times, default=0.0), 4), "nodes": p.nodes}
+                      "longest": round(max(p.times, default=0.0), 4), "nodes": p.nodes,
+                      "cpu_seconds": round(sum(p.cpu), 4),
+                      "cpu_longest": round(max(p.cpu, default=0.0), 4)}
     return {"pairing": f"{a}:{b}", "movetime": args.movetime,
             "random_plies": args.random_plies, "max_plies": args.max_plies, "game": index,
             "board": board, "a_colour": a_side, "score": score, "plies": game.ply,
@@ -148,8 +154,8 @@ def report(rows, movetime=None) -> None:
         if movetime is None or row["movetime"] == movetime:
             groups[settings_key(row)].append(row)
     print(f"{'pairing':<22} {'move s':>6} {'games':>5} {'W-D-L of A':>12} {'A score':>8} "
-          f"{'Elo-like':>8} {'9x9':>6} {'7x8':>6}  A: nodes/s mean-s longest-s   "
-          f"B: nodes/s mean-s longest-s")
+          f"{'Elo-like':>8} {'9x9':>6} {'7x8':>6}  A: nodes/s mean-s longest-s cpu-s  "
+          f"B: nodes/s mean-s longest-s cpu-s")
     ladder = {}
     for key in sorted(groups):
         games = groups[key]
@@ -167,8 +173,10 @@ def report(rows, movetime=None) -> None:
             seconds = sum(g[who]["seconds"] for g in games)
             nodes = sum(g[who]["nodes"] for g in games)
             longest = max(g[who]["longest"] for g in games)
-            effort.append(f"{nodes / seconds:>9.0f} {seconds / moves:>6.3f} {longest:>9.3f}"
-                          if moves and seconds else f"{'-':>9} {'-':>6} {'-':>9}")
+            cpu_longest = max(g[who].get("cpu_longest", 0.0) for g in games)
+            effort.append(f"{nodes / seconds:>9.0f} {seconds / moves:>6.3f} {longest:>9.3f} "
+                          f"{cpu_longest:>6.3f}"
+                          if moves and seconds else f"{'-':>9} {'-':>6} {'-':>9} {'-':>6}")
         print(f"{key[0]:<22} {key[1]:>6} {n:>5} {f'{w}-{d}-{n - w - d}':>12} "
               f"{100 * s:>7.1f}% {elo(s):>+8.0f} {per_board['9x9']:>6} {per_board['7x8']:>6}"
               f"  {effort[0]}   {effort[1]}")

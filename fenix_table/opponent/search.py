@@ -6,9 +6,10 @@ at the horizon. Captures are compulsory in FENIX, so the horizon search has no "
 pat": a side that must capture captures, and the position is only scored once neither
 a capture nor a King recreation is pending. A single legal move does not use up depth.
 
-Repetition and the no-capture limit are scored as the rules end the game: the third
-occurrence of a position is a draw (or, with ``repetition=repeater_loses``, a loss for
-the player who made it), a clock at the limit a draw.
+Repetition and the no-capture limit are scored as the rules end the game: a position met
+again is scored as a draw (the third occurrence, with ``repetition=repeater_loses``, as a
+loss for the player who made it), a clock at the limit a draw, and scores shrink towards
+it over the limit's second half.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from .evaluate import WEIGHTS, WIN, evaluate
 WIN_BOUND = WIN - 1000
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _QUIESCENCE_PLIES = 8
-_TT_LIMIT = 1 << 20
+_TT_LIMIT = 1 << 18
 #: Setup moves searched per position inside the tree (all are searched at the root).
 SETUP_BEAM = 8
 
@@ -177,7 +178,7 @@ class Searcher:
             raise ValueError("no legal move: the game is over")
         rng = rng or random.Random()
         if not pos.in_setup:   # in setup the first depth orders them, by evaluation
-            moves = self._order(pos, moves, self.tt.get(root_key), 0)
+            moves = self._order(pos, moves, self.tt.get(self._table_key(pos, root_key)), 0)
         best = Analysis(moves[0], 0, [moves[0]], 0, 0, 0.0)
         if len(moves) == 1 and noise == 0:
             # Nothing to choose: still score it briefly for the caller.
@@ -232,7 +233,7 @@ class Searcher:
                 alpha, best_move = score, move
             if time.perf_counter() > self._deadline:
                 return alpha, best_move, scores, False
-        self._store(key, depth, _EXACT, alpha, best_move.token)
+        self._store(self._table_key(pos, key), depth, _EXACT, alpha, best_move.token)
         return alpha, best_move, scores, True
 
     def _negamax(self, pos: Position, key: int, depth: int, alpha: int, beta: int,
@@ -242,9 +243,12 @@ class Searcher:
             raise _Timeout
         rules = self.rules
         seen = self._seen[key]
-        if seen >= 3 and rules.repetition != "off":
-            # The player who just moved made the third occurrence.
-            return WIN - ply if rules.repetition == "repeater_loses" else 0
+        if seen >= 2 and rules.repetition != "off":
+            if seen >= 3 and rules.repetition == "repeater_loses":
+                return WIN - ply   # the player who just moved made the third occurrence
+            # A position met again is scored as the draw it heads for: the side that is
+            # ahead then looks for progress instead of going round in circles.
+            return 0
         if depth <= 0 and (pos.in_setup or (pos.duty != "K" and not capture_candidates(pos))):
             # Quiet: nothing is forced (the bitboard pre-check saves generating moves).
             return self._evaluate(pos, key)
@@ -261,7 +265,8 @@ class Searcher:
             if not forcing or not self.quiescence or qply >= _QUIESCENCE_PLIES:
                 return self._evaluate(pos, key)
             qply += 1
-        entry = self.tt.get(key) if self.transposition else None
+        tkey = self._table_key(pos, key)
+        entry = self.tt.get(tkey) if self.transposition else None
         if entry is not None and entry[0] >= depth:
             _, flag, value, _ = entry
             if flag == _EXACT:
@@ -302,17 +307,31 @@ class Searcher:
                                 depth * depth
                         break
         flag = _EXACT if start_alpha < best < beta else (_LOWER if best >= beta else _UPPER)
-        self._store(key, depth, flag, best, best_token)
+        self._store(tkey, depth, flag, best, best_token)
         return best
+
+    def _table_key(self, pos: Position, key: int) -> int:
+        """The transposition table's key: the position's, and in the no-capture limit's
+        second half (where scores shrink with the clock) the clock's too."""
+        limit = self.rules.no_capture_limit
+        if limit and pos.clock * 2 > limit:
+            return key ^ (pos.clock * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF)
+        return key
 
     def _evaluate(self, pos: Position, key: int) -> int:
         """The evaluation, remembered by key (iterative deepening meets the same leaves
-        again; the evaluation does not read the clock, which the key leaves out)."""
+        again; the evaluation does not read the clock, which the key leaves out).
+
+        In the second half of the no-capture limit the score shrinks towards the draw
+        the limit will declare, so the side that is ahead captures before it comes."""
         value = self.evals.get(key)
         if value is None:
             if len(self.evals) >= _TT_LIMIT:
                 self.evals.clear()
             value = self.evals[key] = evaluate(pos, self.rules, self.weights)
+        limit = self.rules.no_capture_limit
+        if limit and pos.clock * 2 > limit:
+            value = value * 2 * (limit - pos.clock) // limit
         return value
 
     def _store(self, key, depth, flag, value, token) -> None:
@@ -380,7 +399,7 @@ class Searcher:
         pos = child
         while len(line) < length and key not in seen:
             seen.add(key)
-            entry = self.tt.get(key)
+            entry = self.tt.get(self._table_key(pos, key))
             if entry is None or entry[3] is None:
                 break
             move = next((m for m in legal_moves(pos, self.rules) if m.token == entry[3]), None)

@@ -168,3 +168,31 @@ def test_no_level_stacks_itself_into_a_setup_dead_end(level):
         assert move.token in tokens - {"f1-e1", "f1-g1"}
         assert legal_moves(play(play(pos, move), choose(play(pos, move), rules, level=8,
                                                            movetime=0.1)), rules)
+
+
+# Red is a General up, nothing to capture on either side.
+AHEAD = "7x8 6k/4sss/7/7/7/7/1GSS3/G5K r 55 - 0"
+
+
+def test_the_side_ahead_does_not_go_back_to_a_position_met_before():
+    pos = Position.from_fpn(AHEAD)
+    first = analyse(pos, Rules(), depth=3, movetime=None)
+    assert first.score > 100
+    again = play(pos, first.move)
+    other = analyse(pos, Rules(), depth=3, movetime=None, history=[again])
+    assert other.move != first.move
+    assert other.root_scores[first.move.token] == 0   # heading for the draw
+    off = analyse(pos, Rules.preset("official", repetition="off"), depth=3, movetime=None,
+                  history=[again])
+    assert off.move == first.move
+
+
+def test_scores_shrink_towards_the_no_capture_draw():
+    early = Position.from_fpn(AHEAD)
+    late = Position.from_fpn(AHEAD[:-2] + " 80")
+    a = analyse(early, Rules(), depth=2, movetime=None).score
+    b = analyse(late, Rules(), depth=2, movetime=None).score
+    assert 0 < b < a
+    unlimited = Rules.preset("official", no_capture_limit=0)
+    assert analyse(late, unlimited, depth=2, movetime=None).score == \
+        analyse(early, unlimited, depth=2, movetime=None).score
