@@ -17,7 +17,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..rules import Move, Position, Rules, legal_moves
 from ..rules.movegen import capture_candidates, play
@@ -411,14 +411,3 @@ class Searcher:
             pos = child
         return line
 
-
-def material_balance(pos: Position) -> int:
-    """Red's stones minus Black's (what the coach reports a line wins or loses)."""
-    total = 0
-    for v in pos.board:
-        total += v
-    return total
-
-
-def position_keys(positions: Sequence[Position]) -> List[int]:
-    return [zobrist(p).key(p) for p in positions]
