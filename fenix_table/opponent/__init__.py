@@ -52,7 +52,7 @@ LEVELS: Dict[int, Level] = {
     3: Level(2, 60, True, 0.5),
     4: Level(2, 20, True, 0.5),
     5: Level(3, 10, True, 0.5),
-    6: Level(3, 0, True, 0.75),
+    6: Level(3, 0, True, 0.5),
     7: Level(None, 0, True, 0.5),
     8: Level(None, 0, True, 1.0),
 }
