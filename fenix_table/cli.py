@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "fenix_table.display.cli": ("run", "demo"),
     "fenix_table.device.cli": ("lights",),
     "fenix_table.config": ("config",),
+    "fenix_table.opponent.cli": ("move",),
     "fenix_table.club.cli": ("club",),
 }
 MODULE_OF_COMMAND = {command: module for module, commands in COMMAND_MODULES.items()

@@ -1,4 +1,4 @@
-"""``fenix-table games``: list, show, export, import and delete recorded games."""
+"""``fenix-table games``: list, show, export, import, review and delete recorded games."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +8,7 @@ import sys
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "games", help="list, show, export, import or delete recorded games",
+        "games", help="list, show, export, import, review or delete recorded games",
         description="The game archive (SQLite in the user data folder unless --db is given).")
     actions = parser.add_subparsers(dest="games_action", metavar="ACTION")
     actions.required = True
@@ -34,6 +34,14 @@ def register(subparsers) -> None:
     action("import", "store the game of an FGN file (checked by the rules engine)") \
         .add_argument("file", help="FGN file ('-' for stdin)")
     action("delete", "delete a game").add_argument("id", type=_game_id)
+    review = action("review", "mark the moves of a game that lose material by force or miss "
+                              "a clearly better move, with the better move and the scores")
+    review.add_argument("id", type=_game_id)
+    review.add_argument("--movetime", metavar="SECONDS", default="0.3",
+                        help="search time per move (default 0.3)")
+    review.add_argument("--fgn", metavar="FILE",
+                        help="also write the game as FGN with the review as comments "
+                             "(a new file; an existing one is never overwritten)")
 
 
 def _game_id(text: str) -> int:
@@ -84,11 +92,57 @@ def run(args) -> int:
             game_id = store.import_fgn(text)
             out.write(json.dumps({"id": game_id}) + "\n" if args.json
                       else f"imported game {game_id}\n")
+        elif what == "review":
+            _review(store, args, out)
         elif what == "delete":
             store.delete(args.id)
             out.write(json.dumps({"deleted": args.id}) + "\n" if args.json
                       else f"deleted game {args.id}\n")
     return 0
+
+
+def _review(store, args, out) -> None:
+    """The coach's review of a stored game (``fenix_table.opponent.coach.review``)."""
+    from ..errors import RecordError
+    from ..opponent.cli import parse_movetime
+    from ..opponent.coach import review, review_comment
+    from ..rules import format_fgn
+    from .fgn import record_of, replay_stored
+
+    movetime = parse_movetime(args.movetime)
+    replayed = replay_stored(store, args.id)
+    record = record_of(store, args.id) if args.fgn else None
+    if args.fgn:   # refuse a taken name before the search spends its minutes
+        import os
+        if os.path.exists(args.fgn):
+            raise RecordError(f"{args.fgn} exists already; choose a new file name")
+    notes = review(replayed.start, replayed.rules, replayed.plies, movetime=movetime)
+    if args.json:
+        for note in notes:
+            out.write(json.dumps(note.to_json()) + "\n")
+    elif not notes:
+        out.write(f"game {args.id}: no move marked ({len(replayed.plies)} plies reviewed)\n")
+    else:
+        for note in notes:
+            out.write(f"{note.ply:>4}. {note.side:<5} {note.played:<12} {note.text}\n")
+    if args.fgn:
+        # A review note after ply n goes with the n-th ply's move (played-on plies are
+        # comments, not moves, and are never judged).
+        index_of, index = {}, -1
+        for ply in replayed.plies:
+            if not ply.played_on:
+                index += 1
+            index_of[ply.ply] = index
+        for note in notes:
+            record.comments.setdefault(index_of[note.ply], []).append(review_comment(note))
+        try:
+            with open(args.fgn, "x", encoding="utf-8") as fh:
+                fh.write(format_fgn(record))
+        except FileExistsError:
+            raise RecordError(f"{args.fgn} exists already; choose a new file name") from None
+        except OSError as error:
+            raise RecordError(f"cannot write {args.fgn}: {error.strerror}") from None
+        print(f"review written to {args.fgn}", file=sys.stderr)
 
 
 def _write_frames(store, game_id: int, folder: str) -> int:

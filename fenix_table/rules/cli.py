@@ -21,6 +21,20 @@ def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override one rules option (repeatable), e.g. no_move=draw")
 
 
+def _player(text: str):
+    """``human``, ``random`` or ``computer[:LEVEL]`` as ``(kind, level)``."""
+    kind, _, level = text.partition(":")
+    if kind in ("human", "random") and not level:
+        return (kind, None)
+    if kind == "computer":
+        if not level:
+            return ("computer", 8)
+        if level.isascii() and level.isdigit() and 1 <= int(level) <= 8:
+            return ("computer", int(level))
+    raise argparse.ArgumentTypeError(
+        f"{text!r}: expected human, random or computer[:LEVEL] with LEVEL 1 to 8")
+
+
 def _rules(args):
     from . import Rules
     return Rules.from_strings(args.rules, args.option)
@@ -38,14 +52,20 @@ def register(subparsers) -> None:
 
     play = subparsers.add_parser(
         "play", help="play a game in the terminal",
-        description="A terminal game of FENIX for two people, or against a random mover. "
+        description="A terminal game of FENIX for two people, or against the computer "
+                    "(computer[:LEVEL]) or a random mover. "
                     "Type move tokens (b1-c1, c3xc5xe5); 'help' lists the commands.")
     _add_rules_arguments(play)
     play.add_argument("--board", choices=("9x9", "7x8"), default="9x9", help="board side")
     play.add_argument("--start", metavar="FPN", help="start from this position")
-    play.add_argument("--red", choices=("human", "random"), default="human")
-    play.add_argument("--black", choices=("human", "random"), default="human")
-    play.add_argument("--seed", type=int, help="seed for the random mover")
+    play.add_argument("--red", type=_player, default="human", metavar="PLAYER",
+                      help="human (default), random, or computer[:LEVEL] (levels 1-8, "
+                           "default 8)")
+    play.add_argument("--black", type=_player, default="human", metavar="PLAYER",
+                      help="as --red")
+    play.add_argument("--movetime", type=float, metavar="SECONDS",
+                      help="the computer's time per move (default 0.4 s, about 2 s on a Pi 4)")
+    play.add_argument("--seed", type=int, help="seed for the random mover and the lower levels")
     play.add_argument("-o", "--output", metavar="FILE.fgn",
                       help="save the game here (default: fenix-<date-time>.fgn)")
     play.set_defaults(handler=run_play)
@@ -181,6 +201,7 @@ def _split_lines(text: str) -> list:
 HELP = """Commands:
   <move>     a move token: b1-c1 (move or stacking), c3xc5xe5 (capture chain)
   moves      list the legal moves
+  hint       the computer's best move, with one line of reason
   undo       take back the last move
   draw       both players agree to a draw
   resign     the player to move resigns
@@ -274,10 +295,18 @@ def run_play(args) -> int:
     game = Game(start, rules)
     players = {"red": args.red, "black": args.black}
     rng = random.Random(args.seed)
+    movetime = args.movetime
+    if movetime is not None and not 0.01 <= movetime <= 3600:
+        raise FenixError(f"--movetime {movetime}: expected 0.01 to 3600 seconds")
+
+    def name(player, side):
+        kind, level = player
+        return {"random": "random mover", "computer": f"computer level {level}"}.get(
+            kind, side)
+
     path = args.output or time.strftime("fenix-%Y%m%d-%H%M%S.fgn")
     tags = {"Event": "Terminal game", "Date": time.strftime("%Y.%m.%d"),
-            "Red": "computer" if args.red == "random" else "Red",
-            "Black": "computer" if args.black == "random" else "Black"}
+            "Red": name(args.red, "Red"), "Black": name(args.black, "Black")}
     interactive = sys.stdin.isatty()
     save_fgn(game, path, tags)   # a file that cannot be written is named before anyone plays
     print(f"FENIX on the {start.size} board, rules: {rules.describe()}. Type 'help' for commands.")
@@ -289,8 +318,15 @@ def run_play(args) -> int:
             print(f"Game over: {status.text} ({status.fgn_result})")
             break
         side = game.position.side
-        if players[side] == "random":
-            move = rng.choice(game.legal_moves())
+        kind, level = players[side]
+        if kind != "human":
+            if kind == "random":
+                move = rng.choice(game.legal_moves())
+            else:
+                from ..opponent import DEFAULT_MOVETIME, choose
+                move = choose(game.position, rules, level=level,
+                              movetime=movetime or DEFAULT_MOVETIME,
+                              history=game.positions[:-1], seed=rng.randrange(1 << 30))
             game.push(move)
             save_fgn(game, path, tags)
             print(f"{side.capitalize()} plays {move.token}")
@@ -308,6 +344,12 @@ def run_play(args) -> int:
             print(HELP)
         elif command == "moves":
             print(" ".join(sorted(m.token for m in game.legal_moves())))
+        elif command == "hint":
+            from ..opponent import DEFAULT_MOVETIME
+            from ..opponent.coach import hint
+            found = hint(game.position, rules, movetime=movetime or DEFAULT_MOVETIME,
+                         history=game.positions[:-1])
+            print(f"Hint: {found.text}")
         elif command == "undo":
             if not game.moves:
                 print("No move to take back.")

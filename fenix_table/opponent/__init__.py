@@ -1,0 +1,110 @@
+"""The computer opponent and coach: search, evaluation, levels, hints and game reviews.
+
+It stands on the rules engine alone: every move it considers comes from
+:func:`fenix_table.rules.legal_moves` under the rules in force, so every move it plays is
+legal under that preset and those options.
+
+- :mod:`.search`: alpha-beta with iterative deepening, a Zobrist-keyed transposition
+  table and a capture search at the horizon; :mod:`.evaluate`: the position's worth.
+- :func:`choose` / :func:`analyse`: a level's move, or the best move with its score and
+  line. :mod:`.coach`: hints with a reason, and game reviews.
+- Time: 0.4 s a move by default. ``benchmarks/bench_opponent.py --pi-ratio`` times the
+  n-body program whose Raspberry Pi 4 time is published: 7.8 times slower there than
+  here in processor time, against a Pi figure from an older Python that is slower on
+  such loops, so about 5 times with the same Python: 0.4 s here is about 2 s on a Pi 4.
+
+>>> from fenix_table.rules import Position, OFFICIAL, legal_moves
+>>> pos = Position.start("7x8")
+>>> choose(pos, OFFICIAL, level=1, movetime=0.2, seed=1) in legal_moves(pos, OFFICIAL)
+True
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Dict, Iterable, Optional
+
+from ..rules import Move, Position, Rules
+from .search import WIN_BOUND, Analysis, Searcher
+
+#: Default time per move here (about 2 s on a Raspberry Pi 4; see
+#: ``benchmarks/bench_opponent.py --pi-ratio``).
+DEFAULT_MOVETIME = 0.4
+
+
+@dataclass(frozen=True)
+class Level:
+    """How one level searches: a depth cap (None: as deep as time allows), the random
+    spread added to each root move's score (hundredths of a stone), whether captures are
+    followed past the horizon, and the share of the time budget it uses."""
+
+    depth: Optional[int]
+    noise: int
+    quiescence: bool
+    time_share: float
+
+
+# Each level gives up one thing against the next: time, depth, or a little randomness.
+# Level 1 does not follow captures past its one ply, so it walks into recaptures.
+LEVELS: Dict[int, Level] = {
+    1: Level(1, 300, False, 0.25),
+    2: Level(1, 100, True, 0.25),
+    3: Level(2, 60, True, 0.5),
+    4: Level(2, 20, True, 0.5),
+    5: Level(3, 10, True, 0.5),
+    6: Level(3, 0, True, 0.5),
+    7: Level(None, 0, True, 0.5),
+    8: Level(None, 0, True, 1.0),
+}
+STRONGEST = max(LEVELS)
+
+_SEARCHERS: Dict[tuple, Searcher] = {}
+
+
+def searcher(rules: Rules, level: int = STRONGEST) -> Searcher:
+    """A kept searcher for these rules and level (its tables help the next move)."""
+    spec = level_of(level)
+    key = (rules, spec.quiescence)
+    found = _SEARCHERS.get(key)
+    if found is None:
+        if len(_SEARCHERS) > 8:
+            _SEARCHERS.clear()
+        found = _SEARCHERS[key] = Searcher(rules, quiescence=spec.quiescence)
+    return found
+
+
+def level_of(level: int) -> Level:
+    if level not in LEVELS:
+        raise ValueError(f"level {level!r}: expected 1 to {STRONGEST}")
+    return LEVELS[level]
+
+
+def analyse(position: Position, rules: Rules, *, level: int = STRONGEST,
+            movetime: Optional[float] = DEFAULT_MOVETIME, depth: Optional[int] = None,
+            history: Iterable[Position] = (), seed: Optional[int] = None,
+            progress=None) -> Analysis:
+    """Search ``position`` (which must have a legal move) as ``level`` does, within
+    ``movetime`` seconds: the best move, its score (hundredths of a stone, the side to
+    move's view), the expected line and the effort. ``depth`` caps the depth further;
+    ``history`` holds the game's earlier positions (repetition)."""
+    spec = level_of(level)
+    cap = spec.depth
+    if depth is not None:
+        cap = depth if cap is None else min(cap, depth)
+    budget = None if movetime is None else movetime * spec.time_share
+    return searcher(rules, level).search(
+        position, max_depth=cap, movetime=budget, history=history, noise=spec.noise,
+        rng=random.Random(seed), progress=progress)
+
+
+def choose(position: Position, rules: Rules, level: int = STRONGEST,
+           movetime: Optional[float] = DEFAULT_MOVETIME, *, history: Iterable[Position] = (),
+           seed: Optional[int] = None) -> Move:
+    """The move ``level`` plays in ``position``: always one of ``legal_moves(position,
+    rules)``. ValueError when there is none (the game is over)."""
+    return analyse(position, rules, level=level, movetime=movetime, history=history,
+                   seed=seed).move
+
+
+__all__ = ["Analysis", "DEFAULT_MOVETIME", "LEVELS", "Level", "STRONGEST", "WIN_BOUND",
+           "analyse", "choose", "searcher"]
