@@ -114,8 +114,8 @@ class Calibration:
             _check_fits(board, corners, data["image_size"])
             room = data.get("room")
             if room is not None:
-                from .colour import Room
-                room = Room.from_json(room).to_json()      # checked, in canonical form
+                from .cells import check_room
+                room = check_room(room)                    # checked, in canonical form
             return cls(board, tuple(int(v) for v in data["image_size"]), corners,
                        bool(data.get("oriented", False)), room)
         except ConfigError as error:
