@@ -3,6 +3,8 @@
 * the shipped CNN (``cv2.dnn``) on the 81 and 56 cells of a 9x9 and a 7x8 frame;
 * the budget's figure: rectify a 1280x960 frame and classify all its cells
   (``Rectifier``, ``cell_patches``, ``CnnClassifier.probabilities``), generated frames;
+* the whole ``CellReader.read`` (default classifier: the perceptron out of the box, the
+  perceptron and the CNN pooled once calibrated; heights and hands included);
 * the Pi 4 estimate: a reference network with a published Pi 4 time, MobileNet-v1 at
   224x224 (0.57 G multiply-adds; about 87 ms on a Pi 4 CPU, see
   ``../shared/notes/perception.md``), is timed here through the same ``cv2.dnn`` on one
@@ -10,6 +12,8 @@
   extra's torch to write its ONNX), and the ratio scales the CNN's figure. The published
   time is for all four Pi cores, so the one-core Pi figure can be up to about four times
   the estimate; the estimate is a ratio, not a measurement on a Pi.
+
+Times are CPU time of this one-threaded process (``time.process_time``), medians.
 
     python benchmarks/bench_classifier_speed.py [--frames 20]
 """
@@ -29,7 +33,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 from fenix_table.board import dimensions  # noqa: E402
-from fenix_table.vision.cells import CellReader  # noqa: E402
+from fenix_table.rules import Position  # noqa: E402
+from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.classifier import PATCH, shipped_classifier  # noqa: E402
 from fenix_table.vision.types import Calibration  # noqa: E402
 from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
@@ -38,14 +43,16 @@ PI4_MOBILENET_MS = 87.0
 
 
 def timed(fn, repeat: int) -> float:
-    """Median milliseconds of ``fn()`` over ``repeat`` calls after two warm-ups."""
+    """Median milliseconds of ``fn()`` over ``repeat`` calls after two warm-ups, as the
+    process's CPU time: with one thread that is the time on one core, whatever else the
+    shared machine runs meanwhile (wall-clock times here grow with its load)."""
     fn()
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn()
-        times.append(1000 * (time.perf_counter() - t0))
+        times.append(1000 * (time.process_time() - t0))
     return float(np.median(times))
 
 
@@ -93,15 +100,25 @@ def main(argv: Sequence[str] = ()) -> int:
         cells_ms[board] = timed(lambda: clf.probabilities(patches), 50)
         print(f"CNN on the {w * h} cells of a {board} frame (one core): {cells_ms[board]:.2f} ms")
     frame_ms = []
+    read_ms = {"out of the box": [], "calibrated": []}
     for i in range(args.frames):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, image_size=(1280, 960), hand=False)
+        start = Position.start(board).stacks()
+        start_bgr, truth = render_frame(start, board, scene, rng)
         bgr, truth = render_frame(random_placement(rng, board), board, scene, rng)
-        reader = CellReader(Calibration(board, (1280, 960), tuple(map(tuple, truth.fitted_corners()))))
+        cal = Calibration(board, (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+        reader = CellReader(cal)
         frame_ms.append(timed(lambda: reader.classifier.probabilities(reader.patches(reader.rectifier(bgr))), 10))
+        read_ms["out of the box"].append(timed(lambda: reader.read(bgr), 5))
+        calibrated = CellReader(calibrate_reader(start_bgr, cal, start))
+        read_ms["calibrated"].append(timed(lambda: calibrated.read(bgr), 5))
     fm = np.array(frame_ms)
     print(f"rectify and classify every cell of a 1280x960 frame (one core): median {np.median(fm):.2f} ms, "
           f"max {fm.max():.2f} ms over {len(fm)} frames")
+    for kind, ms in read_ms.items():
+        print(f"CellReader.read (default classifier, colours, heights and hands), {kind}: "
+              f"median {np.median(ms):.2f} ms, max {np.max(ms):.2f} ms")
     ref = mobilenet_ms(10)
     if ref is None:
         print("Pi 4 estimate: needs torch (the train extra) to build the reference network")
