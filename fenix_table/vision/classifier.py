@@ -11,7 +11,9 @@ into the last layer before export).
 A frame of known layout (the start position, later every board the referee confirms)
 teaches the room: :class:`RoomHead` refits the net's last layer on that frame's cells,
 pulled toward the shipped weights, so a room's own black stones on its own face count
-for what they are here.
+for what they are here. (:class:`~.cells.CellReader` pools this reading with the feature
+perceptron's once a room is learned; out of the box the perceptron reads alone, see
+``ReaderConfig.classifier``.)
 
 Every patch is measured against the frame's board colour (:func:`board_reference`, the
 median colour just inside the cells' corners, which stones rarely cover): warm or cool,
@@ -22,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple
+from typing import Dict, Mapping, Optional, Protocol, Tuple
 
 import cv2
 import numpy as np
@@ -204,7 +206,3 @@ def shipped_classifier() -> CnnClassifier:
         _SHIPPED["cnn"] = CnnClassifier()
     return _SHIPPED["cnn"]
 
-
-def layout_labels(placement: Mapping[str, Tuple[str, int]], names: Sequence[str]) -> np.ndarray:
-    """Every named cell's class (CLASSES index) in ``placement``; empty where it has no stack."""
-    return np.array([CLASSES.index(placement[n][0]) if n in placement else 0 for n in names])

@@ -7,7 +7,7 @@ import pytest
 
 from fenix_table.board import cell_names, dimensions
 from fenix_table.errors import ConfigError
-from fenix_table.vision.classifier import (CELL, CLASSES, MARGIN, PATCH, CnnClassifier, RoomHead, cell_patches,
+from fenix_table.vision.classifier import (CELL, CLASSES, PATCH, CnnClassifier, RoomHead, cell_patches,
                                            net_input, shipped_classifier)
 from fenix_table.vision.types import Calibration
 

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from fenix_table.board import cell_names, dimensions
+from fenix_table.board import dimensions
 from fenix_table.vision.cells import DEFAULT_READER, Rectifier
 from fenix_table.vision.classifier import CLASSES, cell_patches
 from fenix_table.vision.types import Calibration

@@ -24,7 +24,7 @@ import glob
 import json
 import os
 import sys
-from typing import List, Sequence, Tuple
+from typing import Sequence, Tuple
 
 import numpy as np
 
