@@ -12,6 +12,15 @@ patches turned and mirrored at random (the board's cells have no preferred side:
 and the camera may stand anywhere), and every training frame once more in other light
 (:func:`photometric`).
 
+The physically based frames are few: each gets ``--pbr-copies`` copies in other light,
+and every ``--pbr-every``-th one is held out (with its copies) and its error printed per
+epoch, to tell whether they help. The shipped model was trained in two steps:
+
+    python -m fenix_tools.cnn.train --epochs 3 --copies 1              # seed 101's 400 rooms
+    python -m fenix_tools.cnn.train --epochs 2 --lr 5e-4 \
+        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt \
+        --train 'sim-101-00[0-5].npz,pbr-train.npz'                     # + the first 72 pbr frames
+
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest). Deterministic for a seed. The
 exported ``fenix_table/vision/cell_cnn.onnx`` carries the temperature folded into its
@@ -178,6 +187,12 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--copies", type=int, default=1, help="more copies of each training frame in other light")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--init", help="start from this checkpoint's weights (fine-tuning)")
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--pbr-copies", type=int, default=3,
+                        help="copies in other light of each physically based training frame")
+    parser.add_argument("--pbr-every", type=int, default=5,
+                        help="every this many physically based training frames one is held out (0: none)")
     parser.add_argument("--out", default=MODEL_OUT)
     parser.add_argument("--head-out", default=HEAD_OUT)
     args = parser.parse_args(list(argv))
@@ -191,16 +206,38 @@ def main(argv: Sequence[str] = ()) -> int:
     if not train_files or not held_files:
         print(f"no patch files under {args.root}/patches (run fenix_tools.cnn.data first)", file=sys.stderr)
         return 2
-    X, y = load(train_files, args.copies, args.seed)[:2]
+    sim_files = [p for p in train_files if not os.path.basename(p).startswith("pbr-")]
+    pbr_files = [p for p in train_files if os.path.basename(p).startswith("pbr-")]
+    X, y = load(sim_files, args.copies, args.seed)[:2]
+    Xp = np.zeros((0,) + X.shape[1:], X.dtype)
+    yp = np.zeros(0, y.dtype)
+    for path in pbr_files:
+        # The physically based frames are few: more copies of each in other light, and
+        # every ``pbr_every``-th frame held out (with its copies) to tell whether they help.
+        Xo, yo, _, frame_o, _ = load([path])
+        frames = int(frame_o.max()) + 1
+        Xq, yq, _, frame_q, _ = load([path], args.pbr_copies, args.seed)
+        if args.pbr_every:
+            held_o, held_q = frame_o % args.pbr_every == 0, (frame_q % frames) % args.pbr_every == 0
+        else:
+            held_o, held_q = np.zeros(len(yo), bool), np.zeros(len(yq), bool)
+        X, y = np.concatenate([X, Xq[~held_q]]), np.concatenate([y, yq[~held_q]])
+        Xp, yp = np.concatenate([Xp, Xo[held_o]]), np.concatenate([yp, yo[held_o]])
     Xh, yh = load(held_files)[:2]
     print(f"training cells {len(y)} from {len(train_files)} files, held out {len(yh)}; "
           f"classes {np.bincount(y, minlength=3).tolist()}", flush=True)
     net = make_net()
-    opt = torch.optim.Adam(net.parameters(), lr=2e-3, weight_decay=1e-5)
+    if args.init:
+        net.load_state_dict(torch.load(args.init)["net"])
+        net.eval()
+        if len(yp):
+            print(f"before: held-out physically based cells "
+                  f"{100 * (logits_of(torch, net, Xp).argmax(axis=1) != yp).mean():.3f}%", flush=True)
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
     ckdir = os.path.join(args.root, "checkpoints")
     os.makedirs(ckdir, exist_ok=True)
-    tag = f"cnn-s{args.seed}-e{args.epochs}-c{args.copies}-n{len(y)}"
+    tag = f"cnn-s{args.seed}-e{args.epochs}-c{args.copies}-n{len(y)}" + ("-ft" if args.init else "")
     first = 0
     done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-*.pt")))
     if done:
@@ -230,7 +267,10 @@ def main(argv: Sequence[str] = ()) -> int:
         sched.step()
         net.eval()
         err = (logits_of(torch, net, Xh).argmax(axis=1) != yh).mean()
-        print(f"epoch {epoch}: loss {total / len(y):.4f}, held-out errors {100 * err:.3f}%", flush=True)
+        line = f"epoch {epoch}: loss {total / len(y):.4f}, held-out errors {100 * err:.3f}%"
+        if len(yp):
+            line += f", held-out physically based cells {100 * (logits_of(torch, net, Xp).argmax(axis=1) != yp).mean():.3f}%"
+        print(line, flush=True)
         torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch, "rng": torch.get_rng_state()},
                    os.path.join(ckdir, f"{tag}-{epoch:03d}.pt"))
@@ -239,8 +279,9 @@ def main(argv: Sequence[str] = ()) -> int:
     T = fit_temperature(L, yh)
     print(f"temperature {T:.3f}: held-out ECE {100 * ece(softmax(L), yh):.3f}% -> "
           f"{100 * ece(softmax(L / T), yh):.3f}%, NLL {nll(L, yh, 1.0):.4f} -> {nll(L, yh, T):.4f}", flush=True)
-    note = (f"trained by python -m fenix_tools.cnn.train --epochs {args.epochs} --seed {args.seed} --copies {args.copies} "
-            f"--train {args.train} --held-out {args.held_out} ({len(y)} cells)")
+    init = f"--init {os.path.basename(args.init)} --lr {args.lr} " if args.init else ""
+    note = (f"trained by python -m fenix_tools.cnn.train --epochs {args.epochs} --seed {args.seed} "
+            f"--copies {args.copies} {init}--train {args.train} --held-out {args.held_out} ({len(y)} cells)")
     export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
     return 0
