@@ -17,12 +17,15 @@ frames come from the same fixed camera: the start position, then a mid-game posi
 * "reader alone": the same through the true grid (the homography that best fits the
   camera's projection of the cell centres, see ``GroundTruth.fitted_corners``), default
   and calibrated, to tell reading errors from locating errors;
+* every reading figure for each cell classifier (``ReaderConfig.classifier``: the CNN,
+  the feature perceptron, both pooled); the hand figures are the default reader's;
 * heights: the share of correctly coloured stacks with a claimed height (the rest are
   unknown) and how many claims are wrong;
 * cells a forearm covers (ground truth) are left out of colour and height figures;
   hands are scored separately (frames flagged, covered cells found);
 * speed on one core (``cv2.setNumThreads(1)``) at the frame size: ``CellReader.read``
-  with a known calibration, and ``locate_board``.
+  with a known calibration (each classifier), the CNN's rectify-and-classify alone (the
+  budget's figure), and ``locate_board``.
 
     python benchmarks/bench_vision.py [--scenes 300] [--size 1280x960] [--seed 1]
 """
@@ -32,6 +35,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from typing import Dict, List, Sequence
 
 import numpy as np
@@ -43,8 +47,12 @@ from fenix_table.errors import BoardNotFoundError  # noqa: E402
 from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
 from fenix_table.board import dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
-from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
+from fenix_table.vision.cells import CLASSIFIERS, DEFAULT_READER, CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
+
+
+# Every cell classifier the reader has (ReaderConfig.classifier).
+READERS = {kind: replace(DEFAULT_READER, classifier=kind) for kind in CLASSIFIERS}
 
 
 class Tally:
@@ -103,11 +111,13 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
     found = {"hand": [0, 0], "no_hand": [0, 0]}
     wrong_side = wrong_grid = 0
     locate_ms: List[float] = []
-    read_ms: List[float] = []
-    plain, calibrated, exact, exact_calibrated = Tally(), Tally(), Tally(), Tally()
+    read_ms: Dict[str, List[float]] = {kind: [] for kind in READERS}
+    colour_ms: List[float] = []
+    tallies = {kind: {part: Tally() for part in ("plain", "calibrated", "exact", "exact_calibrated")}
+               for kind in READERS}
     hands = {"hand_frames": 0, "flagged": 0, "clear_frames": 0, "false_flags": 0,
              "covered": 0, "covered_found": 0, "reported": 0, "reported_wrong": 0}
-    calibrations = 0
+    calibrations = {kind: 0 for kind in READERS}
     for i in range(scenes):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, image_size=size, hand=False)
@@ -116,7 +126,6 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
         with_hand = bool(rng.random() < hand_share)
         game_scene = scene
         if with_hand:
-            from dataclasses import replace
             game_scene = replace(scene, hand=True)
         placement = random_placement(rng, board)
         game_bgr, truth = render_frame(placement, board, game_scene, rng)
@@ -143,50 +152,62 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
 
         from fenix_table.vision.types import Calibration
         true_cal = Calibration(board, size, tuple(map(tuple, truth.fitted_corners())))
-        reader = CellReader(true_cal)
-        reader.read(game_bgr)                                  # warm-up (first-call costs)
-        t0 = time.perf_counter()
-        exact_obs = reader.read(game_bgr)
-        read_ms.append(1000 * (time.perf_counter() - t0))
-        exact.add(exact_obs, true_cal, truth)
+        true_start = Calibration(board, size, tuple(map(tuple, start_truth.fitted_corners())))
+        for kind, config in READERS.items():
+            t = tallies[kind]
+            reader = CellReader(true_cal, config)
+            reader.read(game_bgr)                                  # warm-up (first-call costs)
+            t0 = time.perf_counter()
+            exact_obs = reader.read(game_bgr)
+            read_ms[kind].append(1000 * (time.perf_counter() - t0))
+            if kind == "cnn":
+                # The budget's part: rectify and classify every cell, nothing else.
+                t0 = time.perf_counter()
+                reader.classifier.probabilities(reader.patches(reader.rectifier(game_bgr)))
+                colour_ms.append(1000 * (time.perf_counter() - t0))
+            t["exact"].add(exact_obs, true_cal, truth)
 
-        if located["game"] is not None:
-            obs = CellReader(located["game"]).read(game_bgr)
-            plain.add(obs, located["game"], truth)
-            if truth.hand:
-                hands["hand_frames"] += 1
-                hands["flagged"] += obs.hand
-                true_cov = set(truth.occluded_cells)
-                names = list(truth.cell_centres)
-                centres = np.array([truth.cell_centres[n] for n in names])
-                mapped = {}
-                for name, (x, y) in located["game"].cell_centres().items():
-                    mapped[name] = names[int(np.argmin(((centres - (x, y)) ** 2).sum(axis=1)))]
-                reported = {mapped[c] for c in obs.occluded_cells}
-                hands["covered"] += len(true_cov)
-                hands["covered_found"] += len(true_cov & reported)
-                hands["reported"] += len(reported)
-                hands["reported_wrong"] += len(reported - true_cov)
-            else:
-                hands["clear_frames"] += 1
-                hands["false_flags"] += obs.hand
-        if located["start"] is not None:
+            if located["game"] is not None:
+                obs = CellReader(located["game"], config).read(game_bgr)
+                t["plain"].add(obs, located["game"], truth)
+                if kind == DEFAULT_READER.classifier:
+                    hand_figures(hands, obs, located["game"], truth)
+            if located["start"] is not None:
+                try:
+                    cal = calibrate_reader(start_bgr, located["start"], start, config)
+                    calibrations[kind] += 1
+                except ValueError:
+                    cal = located["start"]
+                t["calibrated"].add(CellReader(cal, config).read(game_bgr), cal, truth)
             try:
-                cal = calibrate_reader(start_bgr, located["start"], start)
-                calibrations += 1
+                cal = calibrate_reader(start_bgr, true_start, start, config)
             except ValueError:
-                cal = located["start"]
-            calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
-        try:
-            true_start = Calibration(board, size, tuple(map(tuple, start_truth.fitted_corners())))
-            cal = calibrate_reader(start_bgr, true_start, start)
-        except ValueError:
-            cal = true_start
-        exact_calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
-    return {"found": found, "wrong_side": wrong_side, "wrong_grid": wrong_grid, "locate_ms": locate_ms, "read_ms": read_ms,
-            "plain": plain, "calibrated": calibrated, "exact": exact,
-            "exact_calibrated": exact_calibrated, "hands": hands,
+                cal = true_start
+            t["exact_calibrated"].add(CellReader(cal, config).read(game_bgr), cal, truth)
+    return {"found": found, "wrong_side": wrong_side, "wrong_grid": wrong_grid, "locate_ms": locate_ms,
+            "read_ms": read_ms, "colour_ms": colour_ms, "tallies": tallies, "hands": hands,
             "calibrations": calibrations, "scenes": scenes}
+
+
+def hand_figures(hands: Dict[str, int], obs, cal, truth) -> None:
+    """Score one game frame's hand flags and covered cells against the truth."""
+    if truth.hand:
+        hands["hand_frames"] += 1
+        hands["flagged"] += obs.hand
+        true_cov = set(truth.occluded_cells)
+        names = list(truth.cell_centres)
+        centres = np.array([truth.cell_centres[n] for n in names])
+        mapped = {}
+        for name, (x, y) in cal.cell_centres().items():
+            mapped[name] = names[int(np.argmin(((centres - (x, y)) ** 2).sum(axis=1)))]
+        reported = {mapped[c] for c in obs.occluded_cells}
+        hands["covered"] += len(true_cov)
+        hands["covered_found"] += len(true_cov & reported)
+        hands["reported"] += len(reported)
+        hands["reported_wrong"] += len(reported - true_cov)
+    else:
+        hands["clear_frames"] += 1
+        hands["false_flags"] += obs.hand
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -207,23 +228,30 @@ def main(argv: Sequence[str] = ()) -> int:
     print(f"board found with a hand: {pct(*f['hand']):.1f}% of {f['hand'][1]} frames")
     print(f"wrong board side: {r['wrong_side']}; right side but a wrong grid (a cell centre "
           f"a quarter cell or more off): {r['wrong_grid']}")
-    for line in r["plain"].lines("out of the box (located grid, default colours)"):
-        print(line)
-    print(f"start frames calibrated: {r['calibrations']} of {r['scenes']}")
-    for line in r["calibrated"].lines("calibrated from the start frame"):
-        print(line)
-    for line in r["exact"].lines("reader alone (true grid, default colours)"):
-        print(line)
-    for line in r["exact_calibrated"].lines("reader alone (true grid, calibrated from the start frame)"):
-        print(line)
+    for kind in READERS:
+        t = r["tallies"][kind]
+        for line in t["plain"].lines(f"{kind}: out of the box (located grid, default colours)"):
+            print(line)
+        print(f"{kind}: start frames calibrated: {r['calibrations'][kind]} of {r['scenes']}")
+        for line in t["calibrated"].lines(f"{kind}: calibrated from the start frame"):
+            print(line)
+        for line in t["exact"].lines(f"{kind}: reader alone (true grid, default colours)"):
+            print(line)
+        for line in t["exact_calibrated"].lines(f"{kind}: reader alone (true grid, calibrated from the start frame)"):
+            print(line)
     h = r["hands"]
     print(f"hands: flagged in {h['flagged']} of {h['hand_frames']} hand frames, "
           f"falsely in {h['false_flags']} of {h['clear_frames']} clear frames; covered cells found "
           f"{pct(h['covered_found'], h['covered']):.1f}% of {h['covered']}, "
           f"{h['reported_wrong']} of {h['reported']} reported cells not covered")
-    rm, lm = np.array(r["read_ms"]), np.array(r["locate_ms"])
-    print(f"read cells, known calibration (one core): mean {rm.mean():.1f} ms, 95th percentile "
-          f"{np.percentile(rm, 95):.1f} ms per frame")
+    lm = np.array(r["locate_ms"])
+    for kind, ms in r["read_ms"].items():
+        rm = np.array(ms)
+        print(f"{kind}: read cells (colours, heights, hands), known calibration (one core): mean {rm.mean():.1f} ms, "
+              f"95th percentile {np.percentile(rm, 95):.1f} ms per frame")
+    cm = np.array(r["colour_ms"])
+    print(f"cnn: rectify and classify every cell (one core): mean {cm.mean():.1f} ms, "
+          f"95th percentile {np.percentile(cm, 95):.1f} ms per frame")
     print(f"locate board from scratch (one core): mean {lm.mean():.0f} ms, 95th percentile "
           f"{np.percentile(lm, 95):.0f} ms, max {lm.max():.0f} ms")
     return 0

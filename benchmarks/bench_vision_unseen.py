@@ -18,7 +18,9 @@ Figures printed:
   from scratch; wrong board side; wrong grids (right side, but a cell centre off by more);
 * cell colour errors and claimed/wrong heights, out of the box (game frame read through its
   own located grid) and calibrated (through the start frame's calibration);
-* the same read through the exact grid, to tell locating errors from reading errors.
+* the same read through the exact grid, to tell locating errors from reading errors;
+* every reading figure for each cell classifier (``ReaderConfig.classifier``: the CNN,
+  the feature perceptron, both pooled). This renderer never trains or tunes any of them.
 
     python benchmarks/bench_vision_unseen.py [--scenes 60] [--size 1280x960] [--seed 7]
 """
@@ -28,7 +30,7 @@ import argparse
 import math
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import cv2
@@ -39,7 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
 from fenix_table.board import cell_name, dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
-from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
+from fenix_table.vision.cells import CLASSIFIERS, DEFAULT_READER, CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
 from fenix_table.vision.types import Calibration  # noqa: E402
 
@@ -444,6 +446,10 @@ def random_placement(rng: np.random.Generator, board: str) -> Placement:
 
 # --------------------------------------------------------------------------- scoring
 
+# Every cell classifier the reader has (ReaderConfig.classifier).
+READERS = {kind: replace(DEFAULT_READER, classifier=kind) for kind in CLASSIFIERS}
+
+
 class Tally:
     def __init__(self):
         self.frames = self.cells = self.colour_wrong = 0
@@ -492,7 +498,8 @@ def run(scenes: int, seed: int, size, save: Optional[str] = None) -> Dict[str, o
     rng = np.random.default_rng(seed)
     found = frames = wrong_side = wrong_grid = 0
     missed: List[str] = []
-    plain, calibrated, exact = Tally(), Tally(), Tally()
+    tallies = {kind: {part: Tally() for part in ("plain", "calibrated", "exact", "exact_calibrated")}
+               for kind in READERS}
     for i in range(scenes):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, size)
@@ -521,17 +528,25 @@ def run(scenes: int, seed: int, size, save: Optional[str] = None) -> Dict[str, o
                 found += 1
             located[kind] = cal
         true_cal = Calibration(board, size, tuple(map(tuple, truth.corners)))
-        exact.add(CellReader(true_cal).read(game_bgr), true_cal, truth)
-        if located["game"] is not None:
-            plain.add(CellReader(located["game"]).read(game_bgr), located["game"], truth)
-        if located["start"] is not None:
+        true_start = Calibration(board, size, tuple(map(tuple, start_truth.corners)))
+        for kind, config in READERS.items():
+            t = tallies[kind]
+            t["exact"].add(CellReader(true_cal, config).read(game_bgr), true_cal, truth)
             try:
-                cal = calibrate_reader(start_bgr, located["start"], start)
+                cal = calibrate_reader(start_bgr, true_start, start, config)
             except ValueError:
-                cal = located["start"]
-            calibrated.add(CellReader(cal).read(game_bgr), cal, truth)
-    return {"frames": frames, "found": found, "wrong_side": wrong_side, "wrong_grid": wrong_grid, "missed": missed,
-            "plain": plain, "calibrated": calibrated, "exact": exact}
+                cal = true_start
+            t["exact_calibrated"].add(CellReader(cal, config).read(game_bgr), cal, truth)
+            if located["game"] is not None:
+                t["plain"].add(CellReader(located["game"], config).read(game_bgr), located["game"], truth)
+            if located["start"] is not None:
+                try:
+                    cal = calibrate_reader(start_bgr, located["start"], start, config)
+                except ValueError:
+                    cal = located["start"]
+                t["calibrated"].add(CellReader(cal, config).read(game_bgr), cal, truth)
+    return {"frames": frames, "found": found, "wrong_side": wrong_side, "wrong_grid": wrong_grid,
+            "missed": missed, "tallies": tallies}
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -552,9 +567,12 @@ def main(argv: Sequence[str] = ()) -> int:
           f"right side but a wrong grid: {r['wrong_grid']}")
     if r["missed"]:
         print("not found: " + " ".join(r["missed"][:30]) + (" ..." if len(r["missed"]) > 30 else ""))
-    print(r["plain"].line("out of the box"))
-    print(r["calibrated"].line("calibrated from the start frame"))
-    print(r["exact"].line("exact grid, out of the box"))
+    for kind in READERS:
+        t = r["tallies"][kind]
+        print(t["plain"].line(f"{kind}: out of the box"))
+        print(t["calibrated"].line(f"{kind}: calibrated from the start frame"))
+        print(t["exact"].line(f"{kind}: exact grid, out of the box"))
+        print(t["exact_calibrated"].line(f"{kind}: exact grid, calibrated from the start frame"))
     return 0
 
 

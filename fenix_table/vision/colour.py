@@ -300,9 +300,10 @@ class Room:
         return calibrated_inputs(X, self.means)
 
     def to_json(self) -> dict:
-        return {"means": {n: np.round(self.means[i], 5).tolist() for i, n in enumerate(CLASSES)},
-                "looks": {n: np.round(self.looks[i], 3).tolist() for i, n in enumerate(CLASSES)},
-                "weights": np.round(self.weights, 6).tolist()}
+        # (In float64: rounded float32 values would not read back as the same JSON.)
+        return {"means": {n: np.round(self.means[i].astype(float), 5).tolist() for i, n in enumerate(CLASSES)},
+                "looks": {n: np.round(self.looks[i].astype(float), 3).tolist() for i, n in enumerate(CLASSES)},
+                "weights": np.round(self.weights.astype(float), 6).tolist()}
 
     @classmethod
     def from_json(cls, data: Mapping) -> "Room":

@@ -9,7 +9,7 @@
   the colour model and the orientation (a1 stays the corner nearest the old a1);
 * while the colour model is the shipped default, a hand-free frame that shows the start
   position (in any of the grid's orientations) teaches the colour model the
-  room's light (:class:`~fenix_table.vision.colour.Room`) and fixes the orientation;
+  room's light (:meth:`~fenix_table.vision.cells.CellReader.learn_room`) and fixes the orientation;
 * each position the referee confirms (:meth:`Vision.learn`) teaches it again, from the
   last few confirmed frames: positions with stones all over the board, and the light as
   it is now, not as it was at the start;
@@ -30,7 +30,7 @@ from ..board import check_size, dimensions, turns_allowed
 from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
-from .colour import CLASSES, Room, layout_labels
+from .colour import CLASSES, layout_labels
 from .evidence import stack_changes
 from .hands import cell_motion
 from .stability import StabilityFilter
@@ -81,7 +81,7 @@ class Vision:
         self.reader: Optional[CellReader] = None
         self.previous_L: Optional[np.ndarray] = None
         self.frames_since_check = 0
-        self.lessons: deque = deque(maxlen=LESSONS)   # (features, looks, labels) of confirmed frames
+        self.lessons: deque = deque(maxlen=LESSONS)   # (lesson, labels) of confirmed frames
         self._last: Optional[Tuple[Observation, bool]] = None   # last frame read, and whether it moved
         # Still boards: the current one's colours and first stable frame (rectified), and
         # the first stable frame of the one before (what a change is measured against).
@@ -221,10 +221,9 @@ class Vision:
             return False
         if len(self.lessons) < 2:
             return True     # one frame alone teaches less than the room it would replace
-        X, looks, labels = (np.concatenate(parts) for parts in zip(*self.lessons))
-        room = Room.learn(X, looks, labels)
+        room = self.reader.learn_room(self.lessons)
         cal = self.calibration
-        self.calibration = replace(cal, room=room.to_json())
+        self.calibration = replace(cal, room=room)
         self.reader.use_room(room)
         return True
 
@@ -234,13 +233,12 @@ class Vision:
         rect = self.reader.last
         if rect is None:
             return False
-        X, corners = self.reader.features(rect)
         labels = layout_labels(placement, self.reader.names)
         if use is not None:
             labels = np.where(use, labels, -1)
         if len(set(labels.tolist()) - {-1}) < len(CLASSES):
             return False        # a class the frame does not show cannot be learned from it
-        self.lessons.append((X, self.reader.looks(rect, corners), labels))
+        self.lessons.append((self.reader.lesson(rect), labels))
         return True
 
     def _calibrate_from_start(self, frame_bgr: np.ndarray, obs: Observation) -> Optional[Calibration]:

@@ -87,7 +87,7 @@ def confirmed_positions(seed):
 
 def test_positions_the_referee_confirms_teach_the_room_what_the_start_frame_did_not():
     # In this room the start frame's lesson leaves a cell of a later position misread.
-    scene, placements, frames = confirmed_positions(25)
+    scene, placements, frames = confirmed_positions(38)
     vision = Vision(board="9x9", stable_frames=1)
     assert vision.process(frames[0], 0).calibration.room is not None
 

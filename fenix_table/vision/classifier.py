@@ -1,0 +1,208 @@
+"""The cell classifier: rectified cell patches in, the three colours' probabilities out.
+
+One seam, :class:`CellClassifier`: it takes every cell patch of one frame (BGR, uint8,
+the cell with a margin of context, :func:`cell_patches`) and returns (cells x 3)
+probabilities in :data:`CLASSES` order. The shipped one, :class:`CnnClassifier`, is a
+small convolutional net trained on generated frames (``tools/fenix_tools/cnn``), stored
+as ONNX in the package and run by OpenCV's ``dnn`` module, so the Pi needs nothing new.
+Its confidences are temperature-scaled on held-out rooms (the temperature is folded
+into the last layer before export).
+
+A frame of known layout (the start position, later every board the referee confirms)
+teaches the room: :class:`RoomHead` refits the net's last layer on that frame's cells,
+pulled toward the shipped weights, so a room's own black stones on its own face count
+for what they are here. (:class:`~.cells.CellReader` pools this reading with the feature
+perceptron's once a room is learned; out of the box the perceptron reads alone, see
+``ReaderConfig.classifier``.)
+
+Every patch is measured against the frame's board colour (:func:`board_reference`, the
+median colour just inside the cells' corners, which stones rarely cover): warm or cool,
+bright or dim light moves the net's input much less than raw colours would.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Dict, Mapping, Optional, Protocol, Tuple
+
+import cv2
+import numpy as np
+
+CLASSES = ("empty", "red", "black")
+CELL = 16                 # patch pixels per cell
+MARGIN = 4                # context around the cell, pixels on each side
+PATCH = CELL + 2 * MARGIN
+MODEL_DIR = os.path.dirname(os.path.abspath(__file__))
+MODEL_PATH = os.path.join(MODEL_DIR, "cell_cnn.onnx")
+HEAD_PATH = os.path.join(MODEL_DIR, "cell_cnn.json")
+
+
+def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
+    """(cells, PATCH, PATCH, 3) uint8: every cell of a rectified BGR board image (grid
+    from pixel ``pad``, ``ppc`` pixels per cell, at least MARGIN/CELL of a cell around
+    it) at CELL pixels per cell with MARGIN pixels of context, in
+    :func:`~fenix_table.board.cell_names` order."""
+    if ppc != CELL:
+        f = CELL / ppc
+        bgr = cv2.resize(bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+        pad = int(round(pad * f))
+    top = pad - MARGIN
+    if top < 0:
+        raise ValueError("the rectified image has too little margin around the grid")
+    img = np.ascontiguousarray(bgr[top:top + height * CELL + 2 * MARGIN, top:top + width * CELL + 2 * MARGIN])
+    s0, s1, s2 = img.strides
+    view = np.lib.stride_tricks.as_strided(
+        img, (height, width, PATCH, PATCH, 3), (CELL * s0, CELL * s1, s0, s1, s2), writeable=False)
+    return view.reshape(height * width, PATCH, PATCH, 3)
+
+
+# Pixels just inside each cell's four corners (patch coordinates): the board's own colour
+# wherever stones of radius < 0.45 cell stand.
+_C0, _C1 = MARGIN + 2, MARGIN + CELL - 3
+_CORNERS = ((_C0, _C0), (_C0, _C1), (_C1, _C0), (_C1, _C1))
+
+
+def to_lab(patches: np.ndarray) -> np.ndarray:
+    """(N, PATCH, PATCH, 3) float32 Lab (L 0..100) of BGR uint8 patches."""
+    n = len(patches)
+    flat = patches.reshape(n * PATCH, PATCH, 3).astype(np.float32) * (1.0 / 255)
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(n, PATCH, PATCH, 3)
+
+
+def board_reference(lab: np.ndarray) -> np.ndarray:
+    """The frame's board colour (Lab): the median over every cell's corner pixels."""
+    samples = np.concatenate([lab[:, y, x] for y, x in _CORNERS])
+    return np.median(samples, axis=0)
+
+
+def net_input(patches: np.ndarray) -> np.ndarray:
+    """The net's input blob (N, 3, PATCH, PATCH) float32 for one frame's patches: Lab less
+    the frame's board colour, over the board's lightness (a dim room's stones differ
+    from its face by as much, relatively, as a bright room's)."""
+    lab = to_lab(patches)
+    ref = board_reference(lab)
+    scale = 3.0 / (ref[0] + 5.0)
+    return np.ascontiguousarray(((lab - ref) * scale).transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+class CellClassifier(Protocol):
+    """What the cell reader asks of a classifier (see the module docstring)."""
+
+    def probabilities(self, patches: np.ndarray, room: Optional["RoomHead"] = None) -> np.ndarray:
+        """(cells x 3) probabilities, CLASSES order, of one frame's patches."""
+
+    def embed(self, patches: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(logits, features) of one frame's patches: the shipped reading and what the
+        last layer reads it from (what a room is learned from)."""
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class RoomHead:
+    """The net's last layer refitted to one room (its frames of known layout): weights
+    (classes x features) and biases, read as logits ``features @ W.T + b``."""
+
+    W: np.ndarray
+    b: np.ndarray
+
+    @classmethod
+    def learn(cls, features: np.ndarray, labels: np.ndarray, W0: np.ndarray, b0: np.ndarray,
+              pull: float = 0.03, steps: int = 200) -> "RoomHead":
+        """Refit the last layer (shipped ``W0``, ``b0``) on the cells ``labels`` names
+        (CLASSES index, -1 left out): gradient descent on the class-balanced
+        cross-entropy plus ``pull``/2 times the squared distance from the shipped
+        weights (the features scaled to unit mean square), starting from them. One
+        frame has few cells, and what it did not show must still read as the net does.
+        ValueError when a class has no cell."""
+        used = labels >= 0
+        y = labels[used]
+        for c, name in enumerate(CLASSES):
+            if not (y == c).any():
+                raise ValueError(f"no {name} cells to learn from")
+        F = features[used].astype(np.float64)
+        # Scaled so that one step size fits every room (bright or dim features alike).
+        scale = np.sqrt(float(np.mean(np.sum(F * F, axis=1))) + 1e-6)
+        F = F / scale
+        counts = np.bincount(y, minlength=len(CLASSES)).astype(float)
+        w = (1.0 / counts)[y] / len(CLASSES)
+        Y = np.eye(len(CLASSES))[y]
+        V0 = W0.astype(np.float64) * scale
+        V, b = V0.copy(), b0.astype(np.float64).copy()
+        rate = 1.0 / (0.5 + pull)
+        for _ in range(steps):
+            G = (softmax(F @ V.T + b) - Y) * w[:, None]
+            V -= rate * (G.T @ F + pull * (V - V0))
+            b -= rate * (G.sum(axis=0) + pull * (b - b0))
+        return cls(V / scale, b)
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        return features @ self.W.T + self.b
+
+    def to_json(self) -> dict:
+        return {"kind": "cnn-head", "W": np.round(self.W, 6).tolist(), "b": np.round(self.b, 6).tolist()}
+
+    @classmethod
+    def from_json(cls, data: Mapping, features: int) -> "RoomHead":
+        """Inverse of :meth:`to_json`; ValueError when it does not fit a net of
+        ``features`` last-layer inputs."""
+        try:
+            if data.get("kind") != "cnn-head":
+                raise ValueError
+            W = np.array(data["W"], float)
+            b = np.array(data["b"], float)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise ValueError("the calibration's room is not this cell classifier's") from None
+        if W.shape != (len(CLASSES), features) or b.shape != (len(CLASSES),):
+            raise ValueError("the calibration's room is not this cell classifier's")
+        return cls(W, b)
+
+
+class CnnClassifier:
+    """The shipped CNN (:data:`MODEL_PATH`, run by ``cv2.dnn``); its last layer's weights
+    (:data:`HEAD_PATH`) are what :class:`RoomHead` starts from."""
+
+    def __init__(self, model_path: str = MODEL_PATH, head_path: str = HEAD_PATH):
+        self.net = cv2.dnn.readNetFromONNX(model_path)
+        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        with open(head_path, encoding="utf-8") as fh:
+            head = json.load(fh)
+        self.W = np.array(head["W"], np.float64)
+        self.b = np.array(head["b"], np.float64)
+        self.temperature = float(head.get("temperature", 1.0))
+        self.outputs = list(head.get("outputs", ("logits", "features")))
+
+    @property
+    def features(self) -> int:
+        return self.W.shape[1]
+
+    def embed(self, patches: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        self.net.setInput(net_input(patches))
+        logits, feats = self.net.forward(self.outputs)
+        return logits.astype(np.float64), feats.reshape(len(patches), -1).astype(np.float64)
+
+    def probabilities(self, patches: np.ndarray, room: Optional[RoomHead] = None) -> np.ndarray:
+        logits, feats = self.embed(patches)
+        if room is not None:
+            logits = room.logits(feats)
+        return softmax(logits)
+
+    def learn_room(self, features: np.ndarray, labels: np.ndarray) -> RoomHead:
+        """The room of frames whose cells' last-layer ``features`` ``labels`` names."""
+        return RoomHead.learn(features, labels, self.W, self.b)
+
+
+_SHIPPED: Dict[str, CnnClassifier] = {}
+
+
+def shipped_classifier() -> CnnClassifier:
+    """The package's classifier (loaded once per process)."""
+    if "cnn" not in _SHIPPED:
+        _SHIPPED["cnn"] = CnnClassifier()
+    return _SHIPPED["cnn"]
+

@@ -1,0 +1,125 @@
+"""The cell classifier seam: patches cut from the rectified board, the shipped CNN run by
+cv2.dnn, the room's refitted last layer."""
+import json
+
+import numpy as np
+import pytest
+
+from fenix_table.board import cell_names, dimensions
+from fenix_table.errors import ConfigError
+from fenix_table.vision.classifier import (CELL, CLASSES, PATCH, CnnClassifier, RoomHead, cell_patches,
+                                           net_input, shipped_classifier)
+from fenix_table.vision.types import Calibration
+
+
+@pytest.mark.parametrize("board", ["9x9", "7x8"])
+@pytest.mark.parametrize("ppc,pad", [(32, 16), (16, 8)])
+def test_patches_are_the_cells_in_cell_name_order_with_their_context(board, ppc, pad):
+    width, height = dimensions(board)
+    img = np.zeros((2 * pad + height * ppc, 2 * pad + width * ppc, 3), np.uint8)
+    for i in range(width * height):
+        r, f = divmod(i, width)
+        img[pad + r * ppc:pad + (r + 1) * ppc, pad + f * ppc:pad + (f + 1) * ppc] = (i, 255 - i, i // 2)
+    patches = cell_patches(img, width, height, ppc, pad)
+    assert patches.shape == (width * height, PATCH, PATCH, 3) and patches.dtype == np.uint8
+    assert len(cell_names(board)) == len(patches)
+    c = PATCH // 2
+    for i in range(width * height):
+        assert tuple(patches[i, c, c]) == (i, 255 - i, i // 2)
+        r, f = divmod(i, width)
+        if f + 1 < width:                  # the context to its right is the next cell
+            assert patches[i, c, PATCH - 2, 0] == i + 1
+        if r > 0:                          # ... and above it (rectified rows) the cell before
+            assert patches[i, 1, c, 0] == i - width
+
+
+def test_too_little_margin_is_an_error():
+    with pytest.raises(ValueError, match="margin"):
+        cell_patches(np.zeros((9 * CELL, 9 * CELL, 3), np.uint8), 9, 9, CELL, 0)
+
+
+def test_net_input_ignores_the_rooms_light_level():
+    """The board's colour is subtracted and its lightness divides: a frame and the same
+    frame a little dimmer give nearly the same input."""
+    rng = np.random.default_rng(0)
+    patches = np.full((81, PATCH, PATCH, 3), 120, np.uint8)
+    patches[:20, 8:16, 8:16] = (40, 40, 200)
+    patches = np.clip(patches + rng.normal(0, 2, patches.shape), 0, 255).astype(np.uint8)
+    dim = (patches * 0.8).astype(np.uint8)
+    a, b = net_input(patches), net_input(dim)
+    assert a.shape == (81, 3, PATCH, PATCH) and a.dtype == np.float32
+    assert np.abs(np.median(a[20:], axis=(0, 2, 3))).max() < 0.05        # the board is zero
+    assert np.abs(a - b).mean() < 0.1 * np.abs(a).mean() + 0.02
+
+
+def test_shipped_classifier_gives_probabilities_and_features():
+    clf = shipped_classifier()
+    rng = np.random.default_rng(1)
+    patches = rng.integers(0, 255, (56, PATCH, PATCH, 3), dtype=np.uint8)
+    P = clf.probabilities(patches)
+    assert P.shape == (56, len(CLASSES))
+    assert np.allclose(P.sum(axis=1), 1) and (P >= 0).all()
+    logits, feats = clf.embed(patches)
+    assert feats.shape == (56, clf.features)
+    # The last layer of the JSON is the ONNX model's last layer.
+    assert np.allclose(feats @ clf.W.T + clf.b, logits, atol=1e-3)
+
+
+def test_room_head_learns_a_room_and_round_trips():
+    rng = np.random.default_rng(2)
+    clf = shipped_classifier()
+    labels = rng.integers(0, 3, 300)
+    # Features of a room where the shipped layer reads every cell wrong: each class's
+    # cells cluster where the shipped weights put the next class.
+    centres = rng.normal(0, 3, (3, clf.features)).clip(0)
+    feats = centres[labels] + rng.normal(0, 0.3, (300, clf.features)).clip(0)
+    head = RoomHead.learn(feats, labels, np.zeros((3, clf.features)), np.zeros(3))
+    assert (head.logits(feats).argmax(axis=1) == labels).mean() > 0.98
+    again = RoomHead.from_json(json.loads(json.dumps(head.to_json())), clf.features)
+    assert np.allclose(again.W, head.W, atol=1e-5) and np.allclose(again.b, head.b, atol=1e-5)
+    with pytest.raises(ValueError, match="not this cell classifier"):
+        RoomHead.from_json(head.to_json(), clf.features + 1)
+    with pytest.raises(ValueError, match="no black cells"):
+        RoomHead.learn(feats, np.minimum(labels, 1), head.W, head.b)
+
+
+def test_a_calibration_with_a_cnn_room_round_trips(tmp_path):
+    """A room learned from a start frame carries the CNN's refitted last layer, survives
+    the calibration file, and a layer of the wrong shape is one clear error."""
+    from fenix_tools.sim import SceneParams, render_frame
+    from fenix_table.rules import Position
+    from fenix_table.vision.cells import CellReader, calibrate_reader
+    start = Position.start("7x8").stacks()
+    bgr, truth = render_frame(start, "7x8", SceneParams(), np.random.default_rng(4))
+    cal = Calibration("7x8", (640, 480), tuple(map(tuple, truth.corners)), oriented=True)
+    fitted = calibrate_reader(bgr, cal, start)
+    assert fitted.room["head"]["kind"] == "cnn-head"
+    assert CellReader(fitted).calibrated
+    path = tmp_path / "cal.json"
+    fitted.save(str(path))
+    assert Calibration.load(str(path)) == fitted
+    room = dict(fitted.room)
+    room["head"] = dict(room["head"], W=room["head"]["W"][:2])
+    path.write_text(json.dumps({"board": "7x8", "image_size": [640, 480], "corners": cal.corners, "room": room}))
+    with pytest.raises(ConfigError, match="bad calibration: .*not this cell classifier"):
+        Calibration.load(str(path))
+
+
+def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path):
+    """The training tool's export, run through the package's classifier, gives the
+    torch model's logits and features."""
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import export, make_net
+    torch.manual_seed(0)
+    net = make_net().eval()
+    model, head = tmp_path / "m.onnx", tmp_path / "m.json"
+    export(torch, net, 1.7, str(model), str(head), "test")
+    clf = CnnClassifier(str(model), str(head))
+    rng = np.random.default_rng(3)
+    patches = rng.integers(0, 255, (81, PATCH, PATCH, 3), dtype=np.uint8)
+    logits, feats = clf.embed(patches)
+    with torch.no_grad():
+        t_logits, t_feats = net(torch.from_numpy(net_input(patches)))
+    assert np.allclose(logits, t_logits.numpy() / 1.7, atol=1e-4)
+    assert np.allclose(feats, t_feats.numpy(), atol=1e-4)
+    assert json.loads(head.read_text())["temperature"] == 1.7
