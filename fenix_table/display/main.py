@@ -122,6 +122,8 @@ def run_table(args, config) -> int:
                  (display.quarter_turns if display else 0),
                  show_camera=display.camera_inset if display else True,
                  show_clocks=display.clocks if display else False)
+    # The new-game dialog starts from this game's choice of computer.
+    ui.choice.computer, ui.choice.level = setup.computer or "none", str(setup.computer_level)
     stable = config.referee.stable_frames if config is not None else 3
     sinks = [sink for sink in (lights, broadcast) if sink is not None]
     table = None

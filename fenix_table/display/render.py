@@ -654,7 +654,8 @@ class Renderer:
         pygame.draw.rect(surface, PANEL, rects["box"], border_radius=12)
         pygame.draw.rect(surface, TEXT, rects["box"], 2, border_radius=12)
         if ui.dialog == "new_game":
-            names = {"size": "board", "preset": "rules", "mode": "mode"}
+            names = {"size": "board", "preset": "rules", "mode": "mode",
+                     "computer": "computer", "level": "level"}
             for name, choices in NEW_GAME_ROWS:
                 r = rects[f"label:{name}"]
                 self._text(surface, tr.ui(names[name]), layout.font_px("heading"), TEXT,

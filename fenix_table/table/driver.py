@@ -37,7 +37,8 @@ class Action:
     """One request to the table: ``name`` plus small, hashable arguments, e.g.
     ``Action("confirm", (("tokens", ("a1-b1",)),))``.
 
-    Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
+    Names: ``new_game`` (size, preset, mode, computer: the side it plays or "none",
+    level), ``undo``, ``offer_draw``, ``accept_draw``,
     ``decline_draw``, ``resign`` (side), ``confirm`` (tokens: the plies that happened, or
     none to confirm the board), ``play_on``, ``move_done`` (the move button: judge the
     board now), ``clock`` (side: that side pressed its clock button), ``review_game``
@@ -248,10 +249,13 @@ class Table:
         if ref is None:
             raise CameraError(f"{name}: the camera has not found the board yet")
         if name == "new_game":
+            computer = action.arg("computer", self.setup.computer or "none")
             return self.new_game(dataclasses.replace(
                 self.setup, size=str(action.arg("size", self.setup.size)),
                 preset=str(action.arg("preset", self.setup.preset)),
-                mode=str(action.arg("mode", self.setup.mode)), start_fpn=None))
+                mode=str(action.arg("mode", self.setup.mode)), start_fpn=None,
+                computer=None if computer == "none" else str(computer),
+                computer_level=int(action.arg("level", self.setup.computer_level))))
         handlers: Dict[str, Callable[[], List[ev.Event]]] = {
             "undo": ref.undo,
             "offer_draw": lambda: ref.offer_draw(action.arg("side")),

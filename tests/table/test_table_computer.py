@@ -158,3 +158,20 @@ def test_a_search_for_a_position_the_game_left_is_dropped(game):
     table.act(Action("computer_move", (("fpn", after.fpn()), ("token", "a1-b1"),
                                        ("depth", 1), ("score", 0))))
     assert heard.last("computer_move") is None and table.referee.expected_move() is None
+
+
+def test_a_new_game_against_the_computer_from_the_dialog(tmp_path):
+    heard = Listener()
+    table = Table(GameSetup(size="7x8"), sinks=[heard])
+    try:
+        assert table.computer is None and table.referee.computer is None
+        table.act(Action("new_game", (("size", "7x8"), ("computer", "red"), ("level", 2))))
+        assert table.computer.side == "red" and table.computer.level == 2
+        assert table.referee.computer == "red"
+        # Red moves first: the computer is already at work.
+        carry_out(table, lambda: heard.last("computer_move") is not None)
+        assert heard.last("computer_move").level == 2
+        table.act(Action("new_game", (("size", "7x8"), ("computer", "none"))))
+        assert table.computer is None and table.referee.computer is None
+    finally:
+        table.close()
