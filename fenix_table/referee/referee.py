@@ -268,6 +268,12 @@ class Referee:
             options = narrowed(decision.options, self._changes, self._reached)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
+        if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
+            # The camera cannot tell the plies apart, but one of them is the move the
+            # computer asked for: that is the one the player made.
+            asked = self._asked(decision.options)
+            if asked is not None:
+                decision = Decision("move", candidate=asked)
         if decision.kind == "move" and self._undone is not None and \
                 decision.candidate.tokens[:1] == (self._undone,):
             return events  # the board still shows the move just taken back
@@ -931,6 +937,14 @@ class Referee:
         if e is None or self._state == "over" or e.fpn != self.position.fpn():
             return None
         return e
+
+    def _asked(self, options: Sequence[Candidate]) -> Optional[Candidate]:
+        """The one option that is exactly the computer's announced move, or None."""
+        expected = self.expected_move()
+        if expected is None:
+            return None
+        fits = [c for c in options if c.tokens == (expected.move,)]
+        return fits[0] if len(fits) == 1 else None
 
     def _computer_fault(self, moves: Sequence) -> Optional[int]:
         """The index of the first of ``moves`` (plies from the current position) that
