@@ -175,3 +175,81 @@ def test_a_new_game_against_the_computer_from_the_dialog(tmp_path):
         assert table.computer is None and table.referee.computer is None
     finally:
         table.close()
+
+
+class BoardFeed:
+    """The board as a camera would see it still, once per turn of the loop: a feed of
+    observations (``observations = True``) whose board the scripted player changes."""
+
+    observations = True
+
+    def __init__(self, position):
+        self.board = position.stacks()
+        self.size = position.size
+        self.index = -1
+        self.ended = False
+        self.asked_while_thinking = 0
+
+    def start(self):
+        return self
+
+    def stop(self):
+        pass
+
+    def lost(self):
+        return None
+
+    def latest(self, timeout=0.0):
+        time.sleep(min(timeout, 0.01))
+        if self.ended:
+            return None
+        self.index += 1
+        return self.index, observe_placement(self.board, self.size, self.index)
+
+
+class Human:
+    """Plays Red by the first legal move, and makes the computer's moves on the board as
+    the display shows them; ``step`` is the loop's call after each observation."""
+
+    def __init__(self, feed, plies):
+        self.feed = feed
+        self.plies = plies
+
+    def step(self, table, index):
+        model, referee = table.model, table.referee
+        if model.thinking is not None:
+            self.feed.asked_while_thinking += 1
+        if len(referee.moves) >= self.plies or referee.state != "play":
+            self.feed.ended = len(referee.moves) >= self.plies
+            return
+        position = referee.position
+        if model.computer_move is not None and position.side == "black":
+            self.feed.board = apply(position, model.computer_move.move).stacks()
+        elif position.side == "red":
+            token = sorted(m.token for m in legal_moves(position, referee.rules))[0]
+            self.feed.board = apply(position, token).stacks()
+
+
+def test_the_one_loop_carries_a_game_against_the_computer(tmp_path):
+    from fenix_table.display.model import TableModel
+    from fenix_table.table import run
+
+    store = GameStore(str(tmp_path / "games.sqlite3"))
+    heard = Listener()
+    table = Table(GameSetup(size="7x8", computer="black", computer_level=4,
+                            computer_movetime=0.4),
+                  record=GameRecorder(store), sinks=[heard], model=TableModel())
+    feed = BoardFeed(table.referee.position)
+    try:
+        why = run(table, feed, players=Human(feed, plies=6), max_seconds=120, wait=0.01)
+        assert why == "ended"
+        moves = [m.token for m in store.moves(table.game_id)]
+        assert len(moves) == 6
+        asked = [e.move for e in heard.events if e.kind == "computer_move"]
+        assert moves[1::2] == asked          # Black's plies are exactly what it asked for
+        assert "violation" not in heard.kinds()
+        # The camera loop went on turning while the computer thought.
+        assert feed.asked_while_thinking >= 3
+    finally:
+        table.close()
+        store.close()
