@@ -43,12 +43,10 @@ class _Job:
 class Computer:
     """The computer playing ``side`` ("red" or "black") at ``level`` (1 to 8) with
     ``movetime`` seconds a move. ``post(action)`` hands a request to the table (the
-    table sets it to ``requests.put``). ``seed``: a fixed seed for the lower levels'
-    randomness (tests)."""
+    table sets it to ``requests.put``)."""
 
     def __init__(self, side: str, level: int = 4, movetime: float = 2.0, *,
-                 post: Optional[Callable[[object], None]] = None,
-                 seed: Optional[int] = None) -> None:
+                 post: Optional[Callable[[object], None]] = None) -> None:
         from ..opponent import LEVELS
         if side not in ("red", "black"):
             raise ConfigError(f"computer side {side!r}: expected red or black")
@@ -58,8 +56,6 @@ class Computer:
             raise ConfigError(f"computer movetime {movetime!r}: expected seconds above 0")
         self.side, self.level, self.movetime = side, level, float(movetime)
         self.post = post
-        self.seed = seed
-        self.searches = 0
         self._cond = threading.Condition()
         self._job: Optional[_Job] = None
         self._generation = 0
@@ -113,14 +109,12 @@ class Computer:
             self._send(Action("computer_thinking", (("fpn", job.fpn), ("depth", 0))))
             try:
                 found = analyse(job.position, job.rules, level=self.level,
-                                movetime=self.movetime, history=job.history, seed=self.seed,
-                                progress=progress)
+                                movetime=self.movetime, history=job.history, progress=progress)
             except _Abandoned:
                 continue
             except Exception as error:   # no legal move, or the engine's fault: logged
                 log.warning("the computer found no move in %s: %s", job.fpn, error)
                 continue
-            self.searches += 1
             if self._stale(job):
                 continue
             self._send(Action("computer_move", (
