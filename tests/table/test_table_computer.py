@@ -8,7 +8,7 @@ import time
 import pytest
 
 from fenix_table.record import GameRecorder, GameStore
-from fenix_table.rules import Position, Rules, apply, legal_moves
+from fenix_table.rules import apply, legal_moves
 from fenix_table.table import Action, GameSetup, Table
 from fenix_tools.synthetic import observe_placement
 
