@@ -233,6 +233,18 @@ class ClubConfig:
     ca_file: str = _path("")
 
 
+@dataclass(frozen=True)
+class OpponentConfig:
+    """A game against the computer (``fenix-table run``): off unless ``side`` names one."""
+
+    #: The side the computer plays: "none" (people play both), "red" or "black".
+    side: str = _choice("none", "none", "red", "black")
+    #: Its level: 1 (a beginner who misses captures now and then) to 8 (the strongest).
+    level: int = _int(4, 1, 8)
+    #: Seconds it thinks a move (2 on a Raspberry Pi 4 is about the desktop's 0.4).
+    movetime: float = _float(2.0, 0.05, 60.0)
+
+
 def configured_database(path: Optional[str], config_path: Optional[str] = None) -> Optional[str]:
     """The game archive to use: ``path`` when given (``--db``), else the configuration's
     ``record.database``, else None (the user data folder). An empty ``--db ""`` is given
@@ -251,6 +263,7 @@ SECTIONS = {
     "gpio": GpioConfig,
     "record": RecordConfig,
     "club": ClubConfig,
+    "opponent": OpponentConfig,
 }
 
 
@@ -266,6 +279,7 @@ class Config:
     gpio: GpioConfig = field(default_factory=GpioConfig)
     record: RecordConfig = field(default_factory=RecordConfig)
     club: ClubConfig = field(default_factory=ClubConfig)
+    opponent: OpponentConfig = field(default_factory=OpponentConfig)
     source: Optional[str] = None
 
     @classmethod

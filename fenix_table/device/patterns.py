@@ -16,6 +16,10 @@ violation     Steady after an illegal change until it is cleared; short blink wi
               pauses while the board is out of sync with the game.
 buzzer        Two short beeps on a violation, one long beep at the end of the game.
 ============  ==========================================================================
+
+Against the computer, "your turn to move my piece": when the computer has chosen its
+move, the turn LED of its side double-flashes (two short flashes, a pause) until the
+move is on the board, and the buzzer chirps three times.
 """
 from __future__ import annotations
 
@@ -34,6 +38,8 @@ WIN_BLINK = (0.2, 0.2)
 DRAW_BLINK = (0.4, 0.4)
 VIOLATION_BEEPS = ((0.1, 0.1), (0.1, 0.0))
 GAME_OVER_BEEPS = ((0.6, 0.0),)
+COMPUTER_MOVE_FLASHES = ((0.1, 0.1), (0.1, 0.7))
+COMPUTER_MOVE_BEEPS = ((0.05, 0.08), (0.05, 0.08), (0.05, 0.0))
 
 
 class Pattern:
@@ -108,6 +114,28 @@ class Beeps(Pattern):
         return "beeps " + ", ".join(f"{on:g}s" for on, _ in self.steps)
 
 
+@dataclass(frozen=True)
+class Flashes(Pattern):
+    """``(on, off)`` steps from ``start``, repeated for as long as the pattern stands."""
+
+    steps: Tuple[Tuple[float, float], ...]
+    start: float = 0.0
+
+    def level(self, t: float) -> int:
+        period = sum(on + off for on, off in self.steps)
+        t = (t - self.start + 1e-9) % period
+        for on, off in self.steps:
+            if t < on:
+                return 1
+            t -= on + off
+            if t < 0:
+                return 0
+        return 0
+
+    def describe(self) -> str:
+        return "flashes " + ", ".join(f"{on:g}s" for on, _ in self.steps) + " (repeated)"
+
+
 class LightsModel:
     """The state behind the lights, fed with referee events.
 
@@ -128,6 +156,7 @@ class LightsModel:
         self.out_of_sync: Optional[float] = None
         self.result: Optional[Tuple[str, float]] = None  # ("red"|"black"|"draw", since)
         self.beeps: Optional[Beeps] = None
+        self.computer_move: Optional[Tuple[str, float]] = None   # (side, since)
 
     def handle(self, event, now: float) -> None:
         kind = getattr(event, "kind", None)
@@ -135,6 +164,10 @@ class LightsModel:
             self.reset()
         elif kind == "turn_started":
             self.turn, self.capture, self.ambiguous, self.result = event.side, None, None, None
+            self.computer_move = None
+        elif kind == "computer_move":
+            self.computer_move = (event.side, now)
+            self.beeps = Beeps(COMPUTER_MOVE_BEEPS, start=now)
         elif kind == "capture_required":
             self.capture = Blink(*CAPTURE_BLINK, start=now)
         elif kind == "remove_captured":
@@ -142,9 +175,9 @@ class LightsModel:
         elif kind == "move_ambiguous":
             self.ambiguous = now
         elif kind in ("move_committed", "move_undone"):
-            self.capture, self.ambiguous = None, None
+            self.capture, self.ambiguous, self.computer_move = None, None, None
         elif kind == "violation":
-            self.violation = True
+            self.violation, self.computer_move = True, None
             self.beeps = Beeps(VIOLATION_BEEPS, start=now)
         elif kind == "violation_cleared":
             self.violation = False
@@ -155,7 +188,7 @@ class LightsModel:
             self.out_of_sync = None
         elif kind == "game_over":
             self.turn, self.capture, self.ambiguous = None, None, None
-            self.violation, self.out_of_sync = False, None
+            self.violation, self.out_of_sync, self.computer_move = False, None, None
             self.result = (event.winner or "draw", now)
             self.beeps = Beeps(GAME_OVER_BEEPS, start=now)
 
@@ -171,6 +204,9 @@ class LightsModel:
         elif self.turn is not None:
             out[f"{self.turn}_turn"] = (Blink(*AMBIGUOUS_BLINK, start=self.ambiguous)
                                         if self.ambiguous is not None else ON)
+            if self.computer_move is not None and self.ambiguous is None:
+                side, since = self.computer_move
+                out[f"{side}_turn"] = Flashes(COMPUTER_MOVE_FLASHES, start=since)
         if self.capture is not None:
             out["capture"] = self.capture
         if self.violation:

@@ -28,6 +28,19 @@ def _fps(text: str) -> float:
     return value
 
 
+def _computer(text: str):
+    """``SIDE[:LEVEL]``: ``black``, ``red:6``, or ``none`` -> ``(side, level or None)``."""
+    side, _, level = text.lower().partition(":")
+    if side not in ("red", "black", "none") or (side == "none" and level):
+        raise argparse.ArgumentTypeError(f"{text!r}: give red, black or none, with an optional "
+                                         f"level, e.g. black:6")
+    if not level:
+        return side, None
+    if not level.isdigit() or not 1 <= int(level) <= 8:
+        raise argparse.ArgumentTypeError(f"{text!r}: the level is 1 to 8, e.g. black:6")
+    return side, int(level)
+
+
 def register(subparsers) -> None:
     run = subparsers.add_parser(
         "run", help="the table: camera, referee, display, lights and record",
@@ -39,6 +52,10 @@ def register(subparsers) -> None:
     run.add_argument("--board", choices=("9x9", "7x8"), help="board side of the first game")
     run.add_argument("--rules", choices=("official", "strike"), help="rules preset")
     run.add_argument("--mode", choices=("referee", "casual"), help="referee or casual mode")
+    run.add_argument("--computer", type=_computer, metavar="SIDE[:LEVEL]",
+                     help="play against the computer: the side it plays (red, black, or none) "
+                          "and its level 1 to 8, e.g. black:6 (default: [opponent] in the "
+                          "configuration)")
     run.add_argument("--language", choices=("en", "de", "fr", "nl"))
     run.add_argument("--rotate", type=int, choices=(0, 1, 2, 3), help="quarter turns of the board picture")
     screen = run.add_mutually_exclusive_group()

@@ -31,6 +31,8 @@ class NewGameChoice:
     size: str = "9x9"
     preset: str = "official"
     mode: str = "referee"
+    computer: str = "none"    # the side the computer plays, or "none"
+    level: str = "4"
 
 
 @dataclass
@@ -58,7 +60,8 @@ class UiState:
 
 # Option rows of the new-game dialog: (field, choices).
 NEW_GAME_ROWS = (("size", SIZES), ("preset", ("official", "strike")),
-                 ("mode", ("referee", "casual")))
+                 ("mode", ("referee", "casual")), ("computer", ("none", "red", "black")),
+                 ("level", tuple("12345678")))
 
 CHOICE_KEYS = (pygame.K_1, pygame.K_2, pygame.K_3, pygame.K_4)
 
@@ -117,7 +120,8 @@ def choice_rects(layout: Layout, choices) -> dict:
 def dialog_rects(layout: Layout, ui: UiState) -> dict:
     """Hit areas of the open dialog, keyed ``"size:7x8"``, ``"start"``, ``"side:red"``..."""
     s = layout.scale
-    box = pygame.Rect(0, 0, round(560 * s), round(330 * s))
+    rows = len(NEW_GAME_ROWS) if ui.dialog == "new_game" else 0
+    box = pygame.Rect(0, 0, round(560 * s), round(max(330, 100 + 62 * rows) * s))
     box.center = (layout.width // 2, layout.height // 2)
     h = round(52 * s)
     gap = round(10 * s)
@@ -254,7 +258,8 @@ def _button(name, ui: UiState, side_to_move, draw_offered, history_len) -> List[
     elif name == "start":
         ui.dialog = None
         c = ui.choice
-        return [Action("new_game", (("size", c.size), ("preset", c.preset), ("mode", c.mode)))]
+        return [Action("new_game", (("size", c.size), ("preset", c.preset), ("mode", c.mode),
+                                    ("computer", c.computer), ("level", int(c.level))))]
     elif name == "undo":
         return [Action("undo")]
     elif name == "draw":

@@ -95,7 +95,7 @@ def run_table(args, config) -> int:
         mode=args.mode or (config.referee.mode if config is not None else "referee"),
         options=tuple(dict(config.rules.options).items()) if config is not None and
         not args.rules else (),
-        tags=(("Event", RUN_EVENT),))
+        tags=(("Event", RUN_EVENT),), **computer_setup(getattr(args, "computer", None), config))
     calibration = None
     calibration_file = args.calibration or (config.board.calibration if config is not None else "")
     if calibration_file:
@@ -122,6 +122,8 @@ def run_table(args, config) -> int:
                  (display.quarter_turns if display else 0),
                  show_camera=display.camera_inset if display else True,
                  show_clocks=display.clocks if display else False)
+    # The new-game dialog starts from this game's choice of computer.
+    ui.choice.computer, ui.choice.level = setup.computer or "none", str(setup.computer_level)
     stable = config.referee.stable_frames if config is not None else 3
     sinks = [sink for sink in (lights, broadcast) if sink is not None]
     table = None
@@ -162,6 +164,18 @@ def run_table(args, config) -> int:
             pygame.quit()
         except ImportError:
             pass
+
+
+def computer_setup(chosen, config) -> dict:
+    """The computer's part of the game setup: ``chosen`` is ``--computer`` as ``(side,
+    level or None)``, else the configuration's ``[opponent]`` decides."""
+    opponent = config.opponent if config is not None else None
+    side = chosen[0] if chosen else (opponent.side if opponent is not None else "none")
+    level = chosen[1] if chosen and chosen[1] is not None else \
+        (opponent.level if opponent is not None else 4)
+    movetime = opponent.movetime if opponent is not None else 2.0
+    return dict(computer=None if side == "none" else side, computer_level=level,
+                computer_movetime=movetime)
 
 
 #: The Event tag of the games ``run`` records (``--continue`` goes on with these only).

@@ -166,6 +166,8 @@ class TableModel:
     clocks: Clocks = field(default_factory=Clocks)
     reviewed: Optional[ReviewedGame] = None
     uncertain: set = field(default_factory=set)   # plies (1-based) taken as likeliest only
+    computer_move: Optional[ev.ComputerMove] = None   # the computer's move, to be made
+    thinking: Optional[ev.ComputerThinking] = None    # the computer is searching
 
     # -- folding --------------------------------------------------------------------
     def apply(self, event: ev.Event) -> bool:
@@ -195,6 +197,7 @@ class TableModel:
         self.capture, self.capture_side, self.pending = (), None, None
         self.violation = self.out_of_sync = self.notice = self.ambiguous = None
         self.draw_offer = self.game_over = None
+        self.computer_move = self.thinking = None
         self.clocks = Clocks()
         self.clocks.switch(self.side, self.now())
 
@@ -209,6 +212,7 @@ class TableModel:
     def _on_turn_started(self, e: ev.TurnStarted) -> None:
         self.fpn, self.side, self.duty, self.setup_left = e.fpn, e.side, e.duty, e.setup_moves_left
         self.capture, self.capture_side, self.pending = (), None, None
+        self.computer_move = self.thinking = None
         if self.game_over is None:
             self.clocks.switch(e.side, self.now())
 
@@ -234,6 +238,7 @@ class TableModel:
         self.fpn = e.fpn_after
         self.pending, self.capture, self.capture_side = None, (), None
         self.draw_offer = self.ambiguous = None
+        self.computer_move = self.thinking = None
 
     def _on_move_undone(self, e: ev.MoveUndone) -> None:
         if self.moves and self.moves[-1] == e.move:
@@ -246,6 +251,7 @@ class TableModel:
         self.setup_left = position.setup_moves_left()
         self.pending, self.capture, self.violation, self.game_over = None, (), None, None
         self.ambiguous = self.out_of_sync = None
+        self.computer_move = self.thinking = None
 
     def _on_violation(self, e: ev.Violation) -> None:
         self.violation = e
@@ -268,12 +274,28 @@ class TableModel:
         self.view = e
         return changed
 
+    def _on_computer_thinking(self, e: ev.ComputerThinking) -> None:
+        self.thinking = e
+
+    def _on_computer_move(self, e: ev.ComputerMove) -> None:
+        self.computer_move, self.thinking = e, None
+
+    def computer_plan(self) -> Optional[CapturePlan]:
+        """The computer's move to draw (its piece, the path, the stacks it takes) while
+        the player has still to make it and nothing else comes first."""
+        c = self.computer_move
+        if c is None or self.violation is not None or self.pending is not None or \
+                self.out_of_sync is not None:
+            return None
+        return CapturePlan(c.move, c.path, c.jumped)
+
     def _on_draw_offered(self, e: ev.DrawOffered) -> None:
         self.draw_offer = e.side
 
     def _on_game_over(self, e: ev.GameOver) -> None:
         self.game_over = e
         self.capture, self.pending, self.draw_offer = (), None, None
+        self.computer_move = self.thinking = None
         self.clocks.switch(None, self.now())
 
     # -- UI-local decisions (the referee has no verb for these) ------------------------

@@ -41,6 +41,7 @@ OUTLINE = (0, 0, 0)
 # Compulsory-capture paths: one colour per alternative (the first is the usual case).
 PATH_COLOURS = ((255, 214, 0), (0, 224, 255), (255, 96, 224), (130, 255, 90))
 JUMPED = (255, 255, 255)
+COMPUTER_MOVE = (60, 235, 140)
 STACK_LABEL = (255, 240, 200)   # not JUMPED white: a King is not a stone to take
 REMOVE = (255, 140, 0)
 VIOLATION = (235, 30, 30)
@@ -54,6 +55,7 @@ BANNERS = {
     "out_of_sync": ((220, 110, 0), (255, 255, 255)),
     "remove": ((230, 120, 0), (0, 0, 0)),
     "capture": ((255, 214, 0), (0, 0, 0)),
+    "computer": ((20, 130, 90), (255, 255, 255)),
     "game_over": ((30, 90, 170), (255, 255, 255)),
     "draw_offer": ((90, 60, 160), (255, 255, 255)),
     "notice": ((70, 78, 92), (255, 255, 255)),
@@ -97,8 +99,8 @@ def homography(src: Sequence[Tuple[float, float]], dst: Sequence[Tuple[float, fl
 def banner_for(model: TableModel, tr: Translator) -> Optional[Tuple[str, str, str]]:
     """The most urgent message: ``(role, heading, sentence)`` or None.
 
-    Order: violation, out of sync, stones to take off, compulsory capture, game over,
-    draw offer, notice. The violation sentence is the referee's, in the chosen language.
+    Order: violation, out of sync, stones to take off, the computer's move (or its
+    thinking), compulsory capture, game over, draw offer, notice. The violation sentence is the referee's, in the chosen language.
     """
     if model.violation is not None:
         v = model.violation
@@ -116,6 +118,14 @@ def banner_for(model: TableModel, tr: Translator) -> Optional[Tuple[str, str, st
         return ("out_of_sync", tr.ui("ambiguous"), tr.ui("ambiguous_hint"))
     if model.pending is not None:
         return ("remove", tr.ui("remove"), ", ".join(model.pending.cells))
+    if model.computer_move is not None:
+        c = model.computer_move
+        return ("computer", tr.ui("computer_move", move=c.move),
+                tr.ui("computer_move_hint", side=c.side))
+    if model.thinking is not None:
+        t = model.thinking
+        return ("computer", tr.ui("computer_thinking"),
+                tr.ui("computer_depth", side=t.side, depth=t.depth))
     if model.capture:
         hint = tr.ui("capture_one") if len(model.capture) == 1 else \
             tr.ui("capture_choices", count=len(model.capture))
@@ -307,7 +317,10 @@ class Renderer:
             if model.pending is not None and model.violation is None:
                 for cell in model.pending.cells:
                     self._cross(surface, geo, cell, REMOVE, ring=True)
-            if model.capture and model.violation is None and model.pending is None:
+            computer = model.computer_plan()
+            if computer is not None:
+                self._capture_path(surface, geo, computer, COMPUTER_MOVE)
+            elif model.capture and model.violation is None and model.pending is None:
                 for i, plan in reversed(list(enumerate(model.capture))):
                     self._capture_path(surface, geo, plan, PATH_COLOURS[i % len(PATH_COLOURS)])
             self._board_overlays(surface, layout, model, geo, tr, drawn)
@@ -641,7 +654,8 @@ class Renderer:
         pygame.draw.rect(surface, PANEL, rects["box"], border_radius=12)
         pygame.draw.rect(surface, TEXT, rects["box"], 2, border_radius=12)
         if ui.dialog == "new_game":
-            names = {"size": "board", "preset": "rules", "mode": "mode"}
+            names = {"size": "board", "preset": "rules", "mode": "mode",
+                     "computer": "computer", "level": "level"}
             for name, choices in NEW_GAME_ROWS:
                 r = rects[f"label:{name}"]
                 self._text(surface, tr.ui(names[name]), layout.font_px("heading"), TEXT,

@@ -176,6 +176,36 @@ class GameOver(Event):
 
 
 @dataclass(frozen=True)
+class ComputerThinking(Event):
+    """The computer is searching its move for ``side`` in ``fpn`` (``depth``: the last
+    depth it completed, 0 at the start)."""
+
+    kind: ClassVar[str] = "computer_thinking"
+    side: str
+    fpn: str
+    depth: int = 0
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class ComputerMove(Event):
+    """The computer chose ``move`` for ``side`` in ``fpn``: the player makes it with the
+    computer's piece on the board, and the referee takes no other move from that
+    position. ``path``: the start and landing cells; ``jumped``: the stacks it takes;
+    ``score``: hundredths of a stone, the computer's view."""
+
+    kind: ClassVar[str] = "computer_move"
+    side: str
+    move: str
+    fpn: str
+    path: Tuple[str, ...] = ()
+    jumped: Tuple[str, ...] = ()
+    level: int = 0
+    depth: int = 0
+    score: int = 0
+
+
+@dataclass(frozen=True)
 class Comment(Event):
     """A remark kept with the game record (an imported FGN comment)."""
 
@@ -265,6 +295,10 @@ def describe(event: Event) -> str:
         return f"took back {get('move')}"
     if kind == "draw_offered":
         return f"{get('side')} offers a draw"
+    if kind == "computer_thinking":
+        return f"the computer ({get('side')}) is thinking (depth {get('depth')})"
+    if kind == "computer_move":
+        return f"the computer ({get('side')}) plays {get('move')}: move its piece"
     if kind == "comment":
         return "{" + str(get("text")) + "}"
     return kind.replace("_", " ")

@@ -23,11 +23,14 @@ is on disk before any other output hears of it, and a stored game comes back thr
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import FenixError, IllegalMoveError
 from ..rules import (Explanation, Game, Position, Rules, explain, legal_moves,
                      position_after_turn)
+from ..rules.messages import render
+from ..rules.movegen import play
 from ..rules.replay import Replay
 from . import events as ev
 from .tracker import (CHANGE_MIN, HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
@@ -80,6 +83,9 @@ class Referee:
     ``asking``: players at the table answer ``MoveAmbiguous`` (False: nobody does, as in
     ``fenix-table track``; an explanation the camera cannot settle is then committed as
     the likeliest once play goes on beyond what can be followed, marked uncertain).
+    ``computer``: the side the computer plays ("red" or "black"; None: people play both).
+    Its plies are taken only as :meth:`expect` announced them: another move with its
+    pieces is a violation, and once the board is restored the move is asked again.
 
     ``min_confidence``: cell readings below it count as unknown; ``patience``: how many
     observations in a row must show the same unexplained board before a violation or
@@ -93,9 +99,15 @@ class Referee:
 
     def __init__(self, start: Optional[Position] = None, rules: Optional[Rules] = None,
                  board: str = "9x9", mode: str = "referee", game_id: Optional[int] = None,
-                 history: Optional[Replay] = None, asking: bool = True, min_confidence: float = 0.5, patience: int = 2, max_plies: int = 3) -> None:
+                 history: Optional[Replay] = None, asking: bool = True, min_confidence: float = 0.5, patience: int = 2, max_plies: int = 3,
+                 computer: Optional[str] = None) -> None:
         if mode not in ("referee", "casual"):
             raise IllegalMoveError(f"mode {mode!r} is not referee or casual")
+        if computer not in (None, "red", "black"):
+            raise IllegalMoveError(f"computer side {computer!r} is not red or black")
+        self.computer = computer
+        # The computer's announced move, valid while the game is at its position.
+        self._expected: Optional[ev.ComputerMove] = None
         self.rules = rules if rules is not None else Rules.preset("official")
         self.mode = mode
         self.asking = asking
@@ -256,6 +268,12 @@ class Referee:
             options = narrowed(decision.options, self._changes, self._reached)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
+        if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
+            # The camera cannot tell the plies apart, but one of them is the move the
+            # computer asked for: that is the one the player made.
+            asked = self._asked(decision.options)
+            if asked is not None:
+                decision = Decision("move", candidate=asked)
         if decision.kind == "move" and self._undone is not None and \
                 decision.candidate.tokens[:1] == (self._undone,):
             return events  # the board still shows the move just taken back
@@ -652,6 +670,9 @@ class Referee:
         """Commit a candidate's plies; a capture still waiting for removals stays pending."""
         events: List[ev.Event] = []
         moves = list(cand.moves)
+        wrong = self._computer_fault(moves)
+        if wrong is not None:
+            return self._computer_violation(moves, wrong, frame)
         landed = moves.pop() if cand.pending else None
         was = self._state
         if moves:
@@ -806,6 +827,9 @@ class Referee:
         for key in ("violation", "sync"):
             self._said.pop(key, None)
         self._restore_turn_pending()
+        expected = self.expected_move()
+        if state == "violation" and how == "restored" and expected is not None:
+            events.append(dataclasses.replace(expected, frame=frame))   # asked again
         return events
 
     def _restore_turn_pending(self) -> None:
@@ -889,6 +913,93 @@ class Referee:
         self._said[key] = event.to_json()
         return [event]
 
+    # -- the computer -----------------------------------------------------------------
+    def expect(self, token: str, *, level: int = 0, depth: int = 0,
+               score: int = 0) -> List[ev.Event]:
+        """The computer chose ``token`` in the current position (its side to move): from
+        here on that is the only move the board may show. Returns the announcement
+        (``ComputerMove``); IllegalMoveError when it is not a legal move of the computer."""
+        self._require_open()
+        position = self.position
+        if self.computer is None or position.side != self.computer:
+            raise IllegalMoveError(f"it is not the computer's turn ({position.side} to move)")
+        move = next((m for m in legal_moves(position, self.rules) if m.token == token), None)
+        if move is None:
+            raise IllegalMoveError(f"{token} is not a legal move here")
+        self._expected = ev.ComputerMove(side=position.side, move=token, fpn=position.fpn(),
+                                         path=move.path, jumped=move.captured, level=level,
+                                         depth=depth, score=score)
+        return [self._expected]
+
+    def expected_move(self) -> Optional[ev.ComputerMove]:
+        """The computer's announced move in the current position, or None."""
+        e = self._expected
+        if e is None or self._state == "over" or e.fpn != self.position.fpn():
+            return None
+        return e
+
+    def _asked(self, options: Sequence[Candidate]) -> Optional[Candidate]:
+        """The one option that is exactly the computer's announced move, or None."""
+        expected = self.expected_move()
+        if expected is None:
+            return None
+        fits = [c for c in options if c.tokens == (expected.move,)]
+        return fits[0] if len(fits) == 1 else None
+
+    def _computer_fault(self, moves: Sequence) -> Optional[int]:
+        """The index of the first of ``moves`` (plies from the current position) that
+        moves the computer's pieces other than it announced, or None."""
+        if self.computer is None:
+            return None
+        position = self.position
+        for index, move in enumerate(moves):
+            if position.side == self.computer:
+                expected = self._expected
+                if expected is None or expected.fpn != position.fpn() or \
+                        expected.move != move.token:
+                    return index
+            position = play(position, move)
+        return None
+
+    def _computer_explanation(self, moves: Sequence, wrong: int) -> Tuple[str, str, dict]:
+        """``(code, English sentence, params)`` for the ply ``moves[wrong]``."""
+        position = self.position
+        for move in moves[:wrong]:
+            position = play(position, move)
+        expected = self._expected
+        token = moves[wrong].token
+        if expected is not None and expected.fpn == position.fpn():
+            code, params = "computer_asked", {"asked": expected.move, "move": token}
+        else:
+            code, params = "computer_not_ready", {"move": token}
+        return code, render(code, params), params
+
+    def _computer_violation(self, moves: Sequence, wrong: int, frame) -> List[ev.Event]:
+        """The board shows ``moves``, ``moves[wrong]`` made with the computer's pieces
+        unasked: the plies before it are taken, then the violation is said (the position
+        to restore is the one the computer's move starts from)."""
+        code, text, params = self._computer_explanation(moves, wrong)
+        events: List[ev.Event] = []
+        if wrong:
+            events += self._commit(list(moves[:wrong]), frame)
+            if self._state == "over":
+                return events
+        move = moves[wrong]
+        cells = set(move.path) | set(move.captured)
+        expected = self.expected_move()
+        if expected is not None:
+            cells |= set(expected.path) | set(expected.jumped)
+        violation = ev.Violation(explanation=text, code=code, attempted=move.token,
+                                 restore_to=self.position.fpn(), cells=tuple(sorted(cells)),
+                                 params=tuple(sorted(params.items())), frame=frame)
+        key = (violation.code, violation.attempted, violation.cells)
+        if self._state == "violation" and self._said.get("violation") == key:
+            return events
+        self._said["violation"] = key
+        self._state = "violation"
+        self.pending = violation
+        return events + [violation]
+
     # -- players' actions -------------------------------------------------------------
     def confirm(self, tokens: Sequence[str] = ()) -> List[ev.Event]:
         """The players say what happened: ``tokens`` are the plies made since the current
@@ -903,8 +1014,10 @@ class Referee:
         self._require_open()
         plies = [t for item in tokens for t in str(item).split()]
         trial = Game(self.position, self.rules)
-        for token in plies:
-            trial.push(token)   # raises IllegalMoveError with the engine's reason
+        pushed = [trial.push(token) for token in plies]   # IllegalMoveError: the engine's reason
+        wrong = self._computer_fault(pushed)
+        if wrong is not None:
+            raise IllegalMoveError(self._computer_explanation(pushed, wrong)[1])
         events: List[ev.Event] = []
         if plies:
             events += self._commit(plies, None)
@@ -961,6 +1074,7 @@ class Referee:
         else:
             self.game.pop()
         self._doubts = [d for d in self._doubts if d[0] <= len(self._plies)]
+        self._expected = None   # the computer chooses again
         self._after_move()
         self._undone = token
         self._state = "checking"

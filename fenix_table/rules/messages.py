@@ -47,6 +47,9 @@ MESSAGES: Mapping[str, str] = MappingProxyType({
     "general_right_needs_soldiers": "a General is created by putting a soldier on another soldier",
     "general_reach": "the new General's soldier must come from a cell next to {cell}",
     "stack_too_high": "a stack has at most 3 stones",
+    # Against the computer (the referee holds the computer's chosen move).
+    "computer_asked": "the computer asked for {asked}, not {move}: put the stones back and play {asked}",
+    "computer_not_ready": "{move} moves the computer's piece before it has chosen: put the stones back and wait",
     # Game over.
     "game_over": "the game is over: {reason}",
     # Game-end reasons (Game.status).

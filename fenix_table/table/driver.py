@@ -37,13 +37,15 @@ class Action:
     """One request to the table: ``name`` plus small, hashable arguments, e.g.
     ``Action("confirm", (("tokens", ("a1-b1",)),))``.
 
-    Names: ``new_game`` (size, preset, mode), ``undo``, ``offer_draw``, ``accept_draw``,
+    Names: ``new_game`` (size, preset, mode, computer: the side it plays or "none",
+    level), ``undo``, ``offer_draw``, ``accept_draw``,
     ``decline_draw``, ``resign`` (side), ``confirm`` (tokens: the plies that happened, or
     none to confirm the board), ``play_on``, ``move_done`` (the move button: judge the
     board now), ``clock`` (side: that side pressed its clock button), ``review_game``
     (step: -1 an older stored game, +1 a newer one, 0 back to this game),
     ``calibrate_auto``, ``calibrate_corners`` (corners: four image points, a1's corner
-    first, along rank 1), ``quit``.
+    first, along rank 1), ``quit``; from the computer (:mod:`.computer`):
+    ``computer_thinking`` (fpn, depth), ``computer_move`` (fpn, token, depth, score).
     """
 
     name: str
@@ -66,6 +68,11 @@ class GameSetup:
     start_fpn: Optional[str] = None
     #: Whether people at the table answer the referee's questions (False: ``track``).
     asking: bool = True
+    #: The side the computer plays ("red" or "black"; None: people play both), its level
+    #: (1 to 8) and seconds a move (:mod:`.computer`).
+    computer: Optional[str] = None
+    computer_level: int = 4
+    computer_movetime: float = 2.0
 
 
 class Table:
@@ -95,6 +102,7 @@ class Table:
         self.referee = None
         self.vision = None
         self.message: Optional[str] = None   # the last refused request, one line
+        self.computer = None                 # the computer opponent (GameSetup.computer)
         self._calibration = calibration
         self._camera_ok = True
         self._view: Optional[ev.BoardView] = None
@@ -126,7 +134,7 @@ class Table:
             setup = dataclasses.replace(setup, size=history.start.size, mode=info.mode
                                         if info.mode in ("referee", "casual") else setup.mode)
             referee = Referee(mode=setup.mode, game_id=resume, history=history,
-                              asking=setup.asking)
+                              asking=setup.asking, computer=setup.computer)
         else:
             rules = Rules.preset(setup.preset, **dict(setup.options))
             start = Position.from_fpn(setup.start_fpn) if setup.start_fpn else \
@@ -134,14 +142,25 @@ class Table:
             game_id = self.record.new_game(start, rules, setup.mode, dict(setup.tags)) \
                 if self.record is not None else None
             referee = Referee(start=start, rules=rules, mode=setup.mode, game_id=game_id,
-                              asking=setup.asking)
+                              asking=setup.asking, computer=setup.computer)
         self.setup = setup
         self.referee = referee
+        self._start_computer(setup)
         if self.vision is None or self.vision.board not in ("auto", referee.position.size):
             self._start_vision(referee.position.size)
         if self.model is not None:
             self.model.mode = setup.mode
         return self._emit(referee.begin())
+
+    def _start_computer(self, setup: GameSetup) -> None:
+        from .computer import Computer
+
+        if self.computer is not None:
+            self.computer.close()
+            self.computer = None
+        if setup.computer is not None:
+            self.computer = Computer(setup.computer, setup.computer_level,
+                                     setup.computer_movetime, post=self.requests.put)
 
     def _start_vision(self, board: str) -> None:
         from ..vision import Vision
@@ -158,7 +177,10 @@ class Table:
         frame = max(self.index, 0)
         events = [e if e.frame is not None else dataclasses.replace(e, frame=frame)
                   for e in events]
-        return self.outputs.publish(events, still)
+        changed = self.outputs.publish(events, still)
+        if self.computer is not None and self.referee is not None:
+            self.computer.follow(self.referee)   # its turn: it starts searching
+        return changed
 
     # -- the camera -------------------------------------------------------------------
     def feed(self, frame, index: int) -> bool:
@@ -227,10 +249,13 @@ class Table:
         if ref is None:
             raise CameraError(f"{name}: the camera has not found the board yet")
         if name == "new_game":
+            computer = action.arg("computer", self.setup.computer or "none")
             return self.new_game(dataclasses.replace(
                 self.setup, size=str(action.arg("size", self.setup.size)),
                 preset=str(action.arg("preset", self.setup.preset)),
-                mode=str(action.arg("mode", self.setup.mode)), start_fpn=None))
+                mode=str(action.arg("mode", self.setup.mode)), start_fpn=None,
+                computer=None if computer == "none" else str(computer),
+                computer_level=int(action.arg("level", self.setup.computer_level))))
         handlers: Dict[str, Callable[[], List[ev.Event]]] = {
             "undo": ref.undo,
             "offer_draw": lambda: ref.offer_draw(action.arg("side")),
@@ -239,6 +264,8 @@ class Table:
             "confirm": lambda: ref.confirm(tuple(action.arg("tokens", ()))),
             "play_on": ref.play_on,
             "move_done": self._move_done,
+            "computer_thinking": lambda: self._computer_thinking(action),
+            "computer_move": lambda: self._computer_move(action),
         }
         if name in handlers:
             return self._emit(handlers[name](), still=self.frame)
@@ -259,6 +286,25 @@ class Table:
             return self.model.act(action, self)
         return False
 
+    def _computer_current(self, action: Action) -> bool:
+        ref = self.referee
+        return self.computer is not None and action.arg("fpn") == ref.position.fpn() and \
+            ref.state != "over" and ref.expected_move() is None
+
+    def _computer_thinking(self, action: Action) -> List[ev.Event]:
+        if not self._computer_current(action):
+            return []   # about a position the game has left
+        return [ev.ComputerThinking(side=self.computer.side, fpn=str(action.arg("fpn")),
+                                    depth=int(action.arg("depth", 0)),
+                                    level=self.computer.level)]
+
+    def _computer_move(self, action: Action) -> List[ev.Event]:
+        if not self._computer_current(action):
+            return []
+        return self.referee.expect(str(action.arg("token")), level=self.computer.level,
+                                   depth=int(action.arg("depth", 0)),
+                                   score=int(action.arg("score", 0)))
+
     def _move_done(self) -> List[ev.Event]:
         # The move button: judge the board as it is now, without waiting for it to stay
         # still for stable_frames.
@@ -277,6 +323,8 @@ class Table:
     def close(self) -> None:
         """Let every output finish and close. Moves the record could not write (the
         archive went away) are saved as an FGN file beside it, never lost."""
+        if self.computer is not None:
+            self.computer.close()
         self.outputs.close()
         if self.record is not None and self.record.pending and self.referee is not None:
             self._rescue()

@@ -108,6 +108,9 @@ COVERAGE = {
     "club.table": "test_club_broker_club_and_table_decide_where_the_game_goes",
     "club.password_file": "test_club_password_file_logs_the_table_in",
     "club.ca_file": "test_club_ca_file_is_the_certificate_the_broker_is_checked_with",
+    "opponent.side": "test_opponent_side_is_the_side_the_computer_plays",
+    "opponent.level": "test_opponent_level_and_movetime_are_how_the_computer_searches",
+    "opponent.movetime": "test_opponent_level_and_movetime_are_how_the_computer_searches",
 }
 
 
@@ -195,6 +198,8 @@ class Run:
     picture: bytes             # the display's pixels at the end
     database: str
     games: list                # (board, rules, mode) rows in that database
+    computer: object = None    # (side, level, movetime) of the table's computer, or None
+    computer_move: object = None   # the ComputerMove it announced, if it plays
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +248,20 @@ def _run_table(config_path: Path) -> Run:
 
         seen["calibration"] = table.vision.calibration
         seen["why"] = real_run(table, feed, **kwargs)
+        computer = table.computer
+        seen["computer"] = None if computer is None else \
+            (computer.side, computer.level, computer.movetime)
+        if computer is not None:
+            # The loop's part once the feed has ended: carry out the computer's requests.
+            import queue
+            import time
+            deadline = time.monotonic() + 60
+            while table.model.computer_move is None and time.monotonic() < deadline:
+                try:
+                    table.act(table.requests.get(timeout=0.05))
+                except queue.Empty:
+                    pass
+        seen["computer_move"] = table.model.computer_move
         screen = kwargs["screen"]
         seen["setup"] = table.setup
         seen["rules"] = table.referee.rules.describe()
@@ -288,7 +307,8 @@ def _run_table(config_path: Path) -> Run:
                calibration_at_start=seen["calibration"], save_frames=seen["save_frames"],
                stable_after=seen["stable_after"], play_on_message=seen["play_on_message"],
                ui=seen["ui"], window=seen["window"], fullscreen=seen["fullscreen"],
-               drawn=seen["drawn"], picture=seen["picture"], database=database, games=games)
+               drawn=seen["drawn"], picture=seen["picture"], database=database, games=games,
+               computer=seen["computer"], computer_move=seen["computer_move"])
 
 
 @pytest.fixture(scope="module")
@@ -908,3 +928,41 @@ def test_club_ca_file_is_the_certificate_the_broker_is_checked_with(tmp_path):
     finally:
         broker.stop()
     assert sorted(found) == ["fenix/club/table1/online", "fenix/club/table1/state"]
+
+
+# --------------------------------------------------------------------------------------
+# [opponent]: a game against the computer
+# --------------------------------------------------------------------------------------
+
+def test_opponent_side_is_the_side_the_computer_plays(run_with, base):
+    from fenix_table.rules import Position, legal_moves
+
+    assert base.setup.computer is None and base.computer is None and base.computer_move is None
+    red = run_with({"opponent": {"side": "red", "movetime": 0.2}})
+    # The recording's game starts with Red to move: the computer chose Red's first move,
+    # legal in the game's start position, and the screen says to make it.
+    assert red.setup.computer == "red" and red.computer[0] == "red"
+    move = red.computer_move
+    assert move is not None and move.side == "red"
+    start = Position.start(red.setup.size)
+    assert move.fpn == start.fpn() and move.move in {m.token for m in legal_moves(start)}
+    assert ("banner_heading", f"Move my piece: {move.move}") in red.drawn
+    black = run_with({"opponent": {"side": "black", "movetime": 0.2}})
+    assert black.setup.computer == "black" and black.computer[0] == "black"
+    assert black.computer_move is None or black.computer_move.side == "black"
+
+
+def test_opponent_level_and_movetime_are_how_the_computer_searches(run_with):
+    weak = run_with({"opponent": {"side": "red", "level": 2, "movetime": 0.2}})
+    strong = run_with({"opponent": {"side": "red", "level": 7, "movetime": 0.3}})
+    assert weak.computer == ("red", 2, 0.2) and strong.computer == ("red", 7, 0.3)
+    assert weak.computer_move.level == 2 and strong.computer_move.level == 7
+    assert weak.computer_move.depth == 1          # level 2 looks one ply ahead
+    # --computer SIDE:LEVEL overrides the configuration for one run.
+    from fenix_table.display.main import computer_setup
+    config = Config.from_toml("[opponent]\nside = \"red\"\nlevel = 3\nmovetime = 0.5\n")
+    assert computer_setup(None, config) == dict(computer="red", computer_level=3,
+                                                computer_movetime=0.5)
+    assert computer_setup(("black", 6), config) == dict(computer="black", computer_level=6,
+                                                        computer_movetime=0.5)
+    assert computer_setup(("none", None), config)["computer"] is None

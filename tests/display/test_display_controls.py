@@ -35,11 +35,17 @@ def test_new_game_dialog_by_touch(size):
     assert handle(touch(layout.buttons["new_game"].center, layout), ui, layout) == []
     assert ui.dialog == "new_game"
     rects = dialog_rects(layout, ui)
-    for choice in ("size:7x8", "preset:strike", "mode:casual"):
+    for choice in ("size:7x8", "preset:strike", "mode:casual", "computer:black", "level:6"):
         assert handle(touch(rects[choice].center, layout), ui, layout) == []
+    # Every row fits in the box, above the start button, without overlapping the next.
+    rows = [rects[f"label:{name}"] for name in ("size", "preset", "mode", "computer", "level")]
+    assert all(rects["box"].contains(r) for r in rows)
+    assert all(a.bottom <= b.top for a, b in zip(rows, rows[1:]))
+    assert rows[-1].bottom <= rects["start"].top
     actions = handle(click(rects["start"].center), ui, layout)
     assert actions == [Action("new_game", (("size", "7x8"), ("preset", "strike"),
-                                           ("mode", "casual")))]
+                                           ("mode", "casual"), ("computer", "black"),
+                                           ("level", 6)))]
     assert ui.dialog is None
 
 
