@@ -83,7 +83,8 @@ def truth_of(room: Room, placement, hand: Sequence[Capsule], *, split: str, room
     }
 
 
-def make_room(split: str, room_id: int, out_dir: str, *, spp: int, log=print) -> int:
+def make_room(split: str, room_id: int, out_dir: str, *, spp: int, log=print,
+              size: Tuple[int, int] = (1280, 960)) -> int:
     """Render the missing frames of one room into ``out_dir``; returns how many."""
     from . import render
 
@@ -96,7 +97,7 @@ def make_room(split: str, room_id: int, out_dir: str, *, spp: int, log=print) ->
     prng = random.Random(room_id)
     board = BOARDS[int(rng.integers(2))]
     family = draw_family(rng, split)
-    room = draw_room(rng, board, family)
+    room = draw_room(rng, board, family, size)
     jitter, stacking = float(rng.uniform(0.0, 0.1)), float(rng.uniform(0.0, 0.04))
     made = 0
     game_layout = None
@@ -160,12 +161,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--count", type=int, required=True, help="rooms to make (existing frames are kept)")
     parser.add_argument("--seed", type=int, default=1, help="run seed, 0..9999")
     parser.add_argument("--first", type=int, default=0, help="first room index")
-    parser.add_argument("--spp", type=int, default=16, help="path-tracing samples per pixel")
+    parser.add_argument("--spp", type=int, default=12, help="path-tracing samples per pixel")
     parser.add_argument("--threads", type=int, default=2, help="render threads (at most 2 here)")
     parser.add_argument("--root", default=DEFAULT_ROOT)
+    parser.add_argument("--size", default="1280x960", help="frame size, WxH")
     args = parser.parse_args(argv)
     if not 0 <= args.seed < 10_000 or args.count < 0 or not 0 <= args.first < 100_000:
         print("make: --seed must be 0..9999, --count and --first not negative", file=sys.stderr)
+        return 2
+    try:
+        size = tuple(int(v) for v in args.size.lower().split("x"))
+        if len(size) != 2 or min(size) < 32:
+            raise ValueError
+    except ValueError:
+        print(f"make: --size must be WxH (at least 32x32), not {args.size!r}", file=sys.stderr)
         return 2
     from . import render
 
@@ -178,7 +187,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     last = count_frames(out_dir)
     for index in range(args.first, min(100_000, args.first + args.count)):
         rid = room_seed(args.split, args.seed, index)
-        made = make_room(args.split, rid, out_dir, spp=args.spp, log=lambda s: print(s, flush=True))
+        made = make_room(args.split, rid, out_dir, spp=args.spp, size=size,
+                         log=lambda s: print(s, flush=True))
         if made:
             now = count_frames(out_dir)
             if now // 20 > last // 20:

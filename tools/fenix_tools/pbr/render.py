@@ -105,7 +105,8 @@ def _bsdf_stone(rgb: np.ndarray, look) -> Dict:
 
 def table_texture(room: Room) -> np.ndarray:
     rng = np.random.default_rng(room.table_seed)
-    size = 2048
+    # About 30 texels per cell at 1280x960, fewer for smaller frames.
+    size = int(np.clip(2 ** math.ceil(math.log2(1.6 * room.size[0])), 64, 2048))
     cells_per_texel = room.table_scale / size
     kind = room.table_kind
     if kind.startswith("wood"):
@@ -152,7 +153,7 @@ def build_scene(room: Room, stones: Sequence[Disc], hand: Sequence[Capsule], *,
     bw, bh = cols + ml + mr, rows + mb + mt
     bc = np.array([-ml + bw / 2, -mb + bh / 2])
     # Board: the printed face (z = 0) on a slab.
-    ppc = 112
+    ppc = int(np.clip(round(112 * room.size[0] / 1280), 16, 112))
     face = textures.board_face((cols, rows), room.face, ppc, np.random.default_rng(room.face_seed))
     # Mitsuba puts a bitmap's first row at the rectangle's -y edge: rank 1 goes first.
     face_tex = {"type": "bitmap", "bitmap": mi.Bitmap(np.ascontiguousarray(face[::-1])), "raw": True, "filter_type": "bilinear",
@@ -235,7 +236,7 @@ def _source_map(room: Room) -> Tuple[np.ndarray, np.ndarray]:
 
 # --------------------------------------------------------------------------- frames
 
-def render_linear(room: Room, stones: Sequence[Disc], hand: Sequence[Capsule], *, spp: int = 16,
+def render_linear(room: Room, stones: Sequence[Disc], hand: Sequence[Capsule], *, spp: int = 12,
                   seed: int = 0, hand_seed: int = 0) -> np.ndarray:
     """The scene's radiance through the distorting lens: float32 RGB (h, w, 3), linear."""
     mi = mitsuba()
