@@ -7,7 +7,8 @@
 room gives one frame; an eval room a start-position frame and a game frame from the same
 camera and light, and in some rooms a third with a hand over the game position. Frames
 already on disk are skipped, so a run can be stopped and started again, or extended with
-a larger ``--count``. Every 20 new frames of a split a line goes to ``ROOT/STATUS``.
+a larger ``--count``. Every 20 new frames of a split, and at the end of a run that made any, a line
+``TIME SPLIT COUNT`` goes to ``ROOT/STATUS``.
 """
 from __future__ import annotations
 
@@ -184,7 +185,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cv2.setNumThreads(1)
     out_dir = os.path.join(args.root, "frames", args.split)
     os.makedirs(out_dir, exist_ok=True)
-    last = count_frames(out_dir)
+    last = reported = count_frames(out_dir)
     for index in range(args.first, min(100_000, args.first + args.count)):
         rid = room_seed(args.split, args.seed, index)
         made = make_room(args.split, rid, out_dir, spp=args.spp, size=size,
@@ -193,7 +194,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             now = count_frames(out_dir)
             if now // 20 > last // 20:
                 status(args.root, args.split, now)
+                reported = now
             last = now
+    if last != reported:          # the run's last batch
+        status(args.root, args.split, last)
     return 0
 
 
