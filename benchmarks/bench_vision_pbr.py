@@ -66,20 +66,6 @@ def grid_matches(cal: Calibration, truth: Dict) -> bool:
     return len(hits) == len(names)
 
 
-def exact_calibration(truth: Dict) -> Calibration:
-    """The grid through the homography that best fits every true grid point (under lens
-    distortion no homography passes through all; this is the best any grid can do)."""
-    import cv2
-
-    cols, rows = dimensions(truth["board"])
-    board = np.array([(i, j) for j in range(rows + 1) for i in range(cols + 1)], np.float32)
-    image = np.array(truth["grid_points"], np.float32)
-    Hm, _ = cv2.findHomography(board, image, 0)
-    box = np.array([[[0, 0], [cols, 0], [cols, rows], [0, rows]]], np.float64)
-    corners = cv2.perspectiveTransform(box, Hm)[0]
-    return Calibration(truth["board"], tuple(truth["image_size"]), tuple(map(tuple, corners)))
-
-
 class Tally:
     def __init__(self):
         self.frames = self.cells = self.wrong = 0
@@ -166,7 +152,7 @@ def run(root: Optional[str]) -> Dict:
                 calibrations += 1
             except ValueError:
                 cal_start = located["start"]
-        true_start = exact_calibration(start_truth)
+        true_start = dataset.calibration(start_truth)
         try:
             true_start = calibrate_reader(start_bgr, true_start, start_placement)
         except ValueError:
@@ -179,7 +165,7 @@ def run(root: Optional[str]) -> Dict:
                 plain.add(CellReader(located[kind]).read(bgr), located[kind], truth)
             if cal_start is not None:
                 calibrated.add(CellReader(cal_start).read(bgr), cal_start, truth)
-            true_cal = exact_calibration(truth)
+            true_cal = dataset.calibration(truth)
             exact.add(CellReader(true_cal).read(bgr), true_cal, truth)
             exact_cal.add(CellReader(true_start).read(bgr), true_start, truth)
     return {"tallies": tallies, "times": times, "plain": plain, "calibrated": calibrated,

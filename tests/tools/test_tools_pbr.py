@@ -155,6 +155,22 @@ def test_tiny_render_matches_truth(board):
             assert tone > ground + 25
         else:
             assert tone < ground - 25
+    # The loader's exact top-down view puts b2's red stack at b2, and the best-fit grid
+    # lands within a pixel or two of every true cell centre.
+    from fenix_tools.pbr import dataset
+
+    top = dataset.rectified(bgr, truth, ppc=16, margin=0.5)
+    assert top.shape == ((rows + 1) * 16, (cols + 1) * 16, 3)
+
+    def top_red(name):
+        f, r = cell_index(name)
+        b, g, r_ = top[int((rows + 0.5 - r - 0.5) * 16), int((f + 0.5 + 0.5) * 16)].astype(int)
+        return r_ > 1.8 * max(g, b, 10)
+
+    assert top_red("b2") and not top_red("c2") and not top_red("b3")
+    cal = dataset.calibration(truth)
+    for name, (x, y) in cal.cell_centres().items():
+        assert np.hypot(x - truth["cell_centres"][name][0], y - truth["cell_centres"][name][1]) < 2.0
     # a1's outer corner is the first corner; corners lie on the grid points.
     assert np.allclose(truth["corners"][0], pts[0, 0]) and np.allclose(truth["corners"][2], pts[-1, -1])
 

@@ -71,3 +71,42 @@ def rooms(split: str, root: Optional[str] = None) -> Iterator[Dict[str, Tuple[np
             kind = name.split("-")[1] if "-" in name else "frame"
             out[kind] = load(split, name, root)
         yield out
+
+
+def calibration(truth: Dict):
+    """The frame's grid as a :class:`fenix_table.vision.Calibration` (oriented, a1 at
+    a1): the homography that best fits every true grid point. Under lens distortion no
+    homography passes through all of them; this is the best any located grid can do."""
+    from fenix_table.board import dimensions
+    from fenix_table.vision import Calibration
+
+    cols, rows = dimensions(truth["board"])
+    board = np.array([(i, j) for j in range(rows + 1) for i in range(cols + 1)], np.float32)
+    image = np.array(truth["grid_points"], np.float32)
+    Hm, _ = cv2.findHomography(board, image, 0)
+    box = np.array([[[0, 0], [cols, 0], [cols, rows], [0, rows]]], np.float64)
+    corners = cv2.perspectiveTransform(box, Hm)[0]
+    return Calibration(truth["board"], tuple(truth["image_size"]),
+                       tuple((float(x), float(y)) for x, y in corners), oriented=True)
+
+
+def rectified(bgr: np.ndarray, truth: Dict, ppc: int = 32, margin: float = 0.5) -> np.ndarray:
+    """The board plane seen from straight above, lens distortion removed exactly: pixel
+    ``(u, v)`` shows board point ``(u / ppc - margin, rows + margin - v / ppc)`` (cell
+    a1 bottom left, ``ppc`` pixels a cell, ``margin`` cells around the grid). Stack tops
+    stand above the plane and keep their parallax."""
+    from fenix_table.board import dimensions
+
+    cols, rows = dimensions(truth["board"])
+    W, H = int(round((cols + 2 * margin) * ppc)), int(round((rows + 2 * margin) * ppc))
+    us, vs = np.meshgrid((np.arange(W) + 0.5) / ppc - margin, rows + margin - (np.arange(H) + 0.5) / ppc)
+    world = np.stack([us.ravel(), vs.ravel(), np.zeros(us.size)], axis=1)
+    cam = truth["camera"]
+    R = np.array(cam["rotation"], float)
+    rvec, _ = cv2.Rodrigues(R)
+    tvec = -R @ np.array(cam["centre"], float)
+    d = truth["distortion"]
+    pts, _ = cv2.projectPoints(world, rvec, tvec, np.array(d["camera_matrix"], float),
+                               np.array(d["dist_coeffs"], float))
+    pts = pts.reshape(H, W, 2).astype(np.float32)
+    return cv2.remap(bgr, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
