@@ -3,8 +3,8 @@ to them: lens distortion, vignetting, auto exposure, sensor noise, white balance
 sharpening and JPEG.
 
 Mitsuba's ``llvm_ad_rgb`` variant is used when a libLLVM of version 16 or newer is
-found (Dr.Jit needs it; Debian's ``libllvm19`` works), else ``scalar_rgb`` (about five
-times slower). See tools/README.md for the measured times and why Mitsuba rather than
+found (Dr.Jit needs it; Debian's ``libllvm19`` works), else ``scalar_rgb`` (about three
+times slower, measured). See tools/README.md for the measured times and why Mitsuba rather than
 Blender's Cycles.
 """
 from __future__ import annotations
