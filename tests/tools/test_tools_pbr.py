@@ -9,7 +9,7 @@ import pytest
 
 from fenix_table.board import cell_index, cell_names, dimensions
 from fenix_tools.pbr.camera import LensCamera, look_down
-from fenix_tools.pbr.scene import (EVAL_ONLY, Family, Room, draw_family, draw_hand, draw_room,
+from fenix_tools.pbr.scene import (EVAL_ONLY, Family, draw_family, draw_hand, draw_room,
                                    game_position, hand_cells, lay_stones)
 from fenix_tools.pbr import make
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -25,7 +24,7 @@ import numpy as np
 
 from fenix_table.board import cell_index, cell_names, dimensions
 
-from .scene import (SPLITS, Capsule, Disc, Room, draw_family, draw_hand, draw_room, game_position,
+from .scene import (SPLITS, Capsule, Room, draw_family, draw_hand, draw_room, game_position,
                     hand_cells, lay_stones)
 
 DEFAULT_ROOT = "/work/data/pbr"

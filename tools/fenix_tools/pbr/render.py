@@ -14,7 +14,7 @@ import math
 import os
 import re
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -198,7 +198,6 @@ def build_scene(room: Room, stones: Sequence[Disc], hand: Sequence[Capsule], *,
     obj = os.path.join(workdir, "stone.obj")
     with open(obj, "w") as fh:
         fh.write(stone_obj(look.radius, look.thickness, look.bevel))
-    rng = np.random.default_rng(room.face_seed + 1)
     for colour, rgb in (("red", look.red), ("black", look.black)):
         scene[f"group_{colour}"] = {"type": "shapegroup", "id": f"group_{colour}",
                                     "stone": {"type": "obj", "filename": obj, "face_normals": False,

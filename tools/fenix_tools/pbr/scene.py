@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from fenix_table.board import cell_index, cell_name, cell_names, dimensions, light_lines
+from fenix_table.board import cell_index, cell_names, dimensions, light_lines
 from fenix_table.rules import Game, Position
 from fenix_table.rules.options import OFFICIAL
 
