@@ -179,6 +179,7 @@ def draw_room(rng: np.random.Generator, board: str, family: Family,
         finish=finish)
     # --- lights
     lights, ambient, ev = _draw_lights(rng, family.light, (cols, rows))
+    _clear_board(lights, camera, board, outline)
     # --- table
     kind = family.table
     table_rough = {"wood_light": u(0.15, 0.5), "wood_mid": u(0.15, 0.5), "wood_dark": u(0.1, 0.4),
@@ -258,6 +259,27 @@ def _draw_lights(rng: np.random.Generator, setup: str, board_wh) -> Tuple[List[L
     else:
         raise ValueError(f"unknown light setup {setup!r}")
     return lights, blackbody(amb_k) * amb, ev
+
+
+def _clear_board(lights: List[Light], camera: LensCamera, board: str, outline: np.ndarray) -> None:
+    """Move any lamp that would hide part of the board from the camera outwards (away
+    from the board's centre, a cell at a time) until it hides nothing: the truth says
+    every cell is seen unless a hand covers it."""
+    cols, rows = dimensions(board)
+    xs = np.linspace(outline[:, 0].min(), outline[:, 0].max(), 4 * cols)
+    ys = np.linspace(outline[:, 1].min(), outline[:, 1].max(), 4 * rows)
+    points = np.array([(x, y, 0.0) for x in xs for y in ys])
+    centre = np.array([cols / 2, rows / 2])
+    for light in lights:
+        if light.kind != "sphere":
+            continue
+        for _ in range(60):
+            blob = Capsule(light.position, light.position, light.size * 1.2)
+            if not _segment_hits(camera.C, points, blob):
+                break
+            away = light.position[:2] - centre
+            away = away / max(np.linalg.norm(away), 1e-6)
+            light.position = light.position + np.array([away[0], away[1], 0.0])
 
 
 def spare_stones(rng: np.random.Generator, room: Room) -> List[Disc]:
@@ -376,8 +398,11 @@ def _segment_hits(C: np.ndarray, P: np.ndarray, cap: Capsule) -> bool:
     b = d1 @ d2
     denom = a * e - b * b
     s = np.where(denom > 1e-12, np.clip((b * f - c * e) / np.where(denom > 1e-12, denom, 1), 0, 1), 0.0)
-    t = (b * s + f) / e
-    t = np.clip(t, 0, 1)
+    if e < 1e-12:                     # a sphere: the capsule's axis is one point
+        t = np.zeros_like(a)
+        s = np.clip(-c / a, 0, 1)
+    else:
+        t = np.clip((b * s + f) / e, 0, 1)
     s = np.where((t == 0) | (t == 1), np.clip((b * t - c) / a, 0, 1), s)
     p = C + d1 * s[:, None]
     q = cap.p0 + np.outer(t, d2)
