@@ -23,7 +23,7 @@ from fenix_table.rules import Game, Position
 from fenix_table.rules.options import OFFICIAL
 
 from .camera import LensCamera, look_down
-from .textures import FacePrint, blackbody
+from .textures import FacePrint, blackbody, srgb_to_linear
 
 Placement = Dict[str, Tuple[str, int]]
 
@@ -201,9 +201,8 @@ def draw_room(rng: np.random.Generator, board: str, family: Family,
     return room
 
 
-def _lin(c: np.ndarray) -> np.ndarray:
-    c = np.clip(np.asarray(c, float), 0, 1)
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+def _lin(c) -> np.ndarray:
+    return srgb_to_linear(np.clip(np.asarray(c, float), 0, 1), np.float64)
 
 
 def _draw_lights(rng: np.random.Generator, setup: str, board_wh) -> Tuple[List[Light], np.ndarray, float]:

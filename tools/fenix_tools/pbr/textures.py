@@ -12,9 +12,10 @@ import cv2
 import numpy as np
 
 
-def srgb_to_linear(c) -> np.ndarray:
-    c = np.asarray(c, np.float32)
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
+def srgb_to_linear(c, dtype=np.float32) -> np.ndarray:
+    """sRGB-encoded values in 0..1 to linear light."""
+    c = np.asarray(c, dtype)
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(dtype)
 
 
 def smooth_noise(rng: np.random.Generator, shape: Tuple[int, int], scale: float) -> np.ndarray:
