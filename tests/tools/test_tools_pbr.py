@@ -205,11 +205,13 @@ def test_make_and_load_tiny_frames(tmp_path):
     # Resumable: nothing left to do, and a deleted frame is made again identically.
     assert make.make_room("eval", rid, str(out), spp=1, size=(64, 48), log=lambda s: None) == 0
     first = json.loads((out / f"{rid:010d}-game.json").read_text())
+    picture = (out / f"{rid:010d}-game.jpg").read_bytes()
     os.remove(out / f"{rid:010d}-game.json")
     assert make.make_room("eval", rid, str(out), spp=1, size=(64, 48), log=lambda s: None) == 1
     again = json.loads((out / f"{rid:010d}-game.json").read_text())
     for key in ("placement", "corners", "family", "board", "seed", "hand_cells"):
         assert first[key] == again[key]
+    assert (out / f"{rid:010d}-game.jpg").read_bytes() == picture       # reproducible from the seed
     frames = list(dataset.frames("eval", str(tmp_path)))
     assert len(frames) == made
     for bgr, truth in frames:
