@@ -1,0 +1,226 @@
+"""Vision on physically based renders of rooms no training saw.
+
+The frames are the eval split of :mod:`fenix_tools.pbr` (Mitsuba 3 path tracing: glossy
+and lacquered stones, wood and cloth tables, lamps, sun and dim evening light, lens
+distortion, hands, camera noise and JPEG; see tools/README.md). Its rooms are of scene
+families the train split never draws (a held-out table, light setup or stone finish in
+every room) and of other seeds. Each room has a start-position frame and a game frame
+from the same camera, some a third frame with a hand over the game position.
+
+Figures printed, through the package's public vision API only (``locate_board``,
+``CellReader``, ``calibrate_reader``, ``Calibration``), so they measure whatever reader
+and locator the package has:
+
+* board located (right side, every cell centre within a quarter cell of the truth) on
+  hand-free frames, located from scratch; wrong grids (a grid returned that is not the
+  board's) and wrong board side, on every frame;
+* cell colour errors out of the box (the game frame read through its own located grid),
+  calibrated from the start frame (as the table does in a game), and through the exact
+  grid (the homography that best fits the true grid points; default and calibrated), to
+  tell locating errors from reading errors. Cells a hand covers are left out;
+* locating time per frame (one core).
+
+    python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS]
+
+``--render ROOMS`` first renders the eval split's first ROOMS rooms that are missing
+(Mitsuba from the ``pbr`` extra; about 15 s a frame on two cores).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+
+from fenix_table.board import cell_names, dimensions  # noqa: E402
+from fenix_table.errors import BoardNotFoundError  # noqa: E402
+from fenix_table.vision import Calibration, CellReader, calibrate_reader, locate_board  # noqa: E402
+from fenix_tools.pbr import dataset  # noqa: E402
+
+
+def true_centres(truth: Dict) -> Tuple[List[str], np.ndarray]:
+    names = list(cell_names(truth["board"]))
+    return names, np.array([truth["cell_centres"][n] for n in names], float)
+
+
+def grid_matches(cal: Calibration, truth: Dict) -> bool:
+    """Every located cell centre within a quarter cell of a distinct true one."""
+    names, centres = true_centres(truth)
+    cols, _ = dimensions(truth["board"])
+    hits = set()
+    for x, y in cal.cell_centres().values():
+        d = np.sqrt(((centres - (x, y)) ** 2).sum(axis=1))
+        k = int(np.argmin(d))
+        # The local cell size: distance to the true neighbour along the file or rank.
+        f, r = k % cols, k // cols
+        nb = k + 1 if f + 1 < cols else k - 1
+        if d[k] > 0.25 * np.linalg.norm(centres[nb] - centres[k]):
+            return False
+        hits.add(k)
+    return len(hits) == len(names)
+
+
+class Tally:
+    def __init__(self):
+        self.frames = self.cells = self.wrong = 0
+        self.by: Dict[str, List[int]] = {}
+        self.confusion: Dict[Tuple[str, str], int] = {}
+
+    def add(self, obs, cal: Calibration, truth: Dict) -> None:
+        names, centres = true_centres(truth)
+        covered = set(truth.get("hand_cells", ()))
+        self.frames += 1
+        for name, (x, y) in cal.cell_centres().items():
+            tname = names[int(np.argmin(((centres - (x, y)) ** 2).sum(axis=1)))]
+            if tname in covered:
+                continue
+            colour = truth["placement"].get(tname, ["empty"])[0]
+            seen = obs.cells[name].color
+            bad = seen != colour
+            self.cells += 1
+            self.wrong += bad
+            if bad:
+                self.confusion[(colour, seen)] = self.confusion.get((colour, seen), 0) + 1
+            for key in (truth["board"], *(f"{k}={v}" for k, v in zip(("table", "light", "finish"),
+                                                                   truth["family"].split("/")))):
+                e = self.by.setdefault(key, [0, 0])
+                e[0] += bad
+                e[1] += 1
+
+    def line(self, label: str) -> str:
+        pct = lambda a, b: 100.0 * a / b if b else float("nan")
+        conf = ", ".join(f"{t}->{s} {n}" for (t, s), n in sorted(self.confusion.items(), key=lambda kv: -kv[1]))
+        return (f"{label}: colour errors {self.wrong} of {self.cells} cells ({pct(self.wrong, self.cells):.3f}%) "
+                f"in {self.frames} frames" + (f" [{conf}]" if conf else ""))
+
+    def breakdown(self) -> str:
+        pct = lambda a, b: 100.0 * a / b if b else float("nan")
+        return "; ".join(f"{k} {e}/{n} ({pct(e, n):.2f}%)" for k, (e, n) in sorted(self.by.items()))
+
+
+def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[float]) -> Optional[Calibration]:
+    """Locate from scratch; count found / wrong grid / wrong side; return the grid only
+    when it is the board's."""
+    t0 = time.perf_counter()
+    try:
+        cal = locate_board(bgr)
+    except BoardNotFoundError:
+        cal = None
+    times.append(1000 * (time.perf_counter() - t0))
+    key = "hand" if truth.get("hand") else "clear"
+    tallies[key]["frames"] += 1
+    if cal is None:
+        tallies[key]["missed"].append(truth["name"])
+        return None
+    if cal.board != truth["board"]:
+        tallies[key]["wrong_side"] += 1
+        tallies[key]["wrong_names"].append(truth["name"] + " (side)")
+        return None
+    if not grid_matches(cal, truth):
+        tallies[key]["wrong_grid"] += 1
+        tallies[key]["wrong_names"].append(truth["name"])
+        return None
+    tallies[key]["found"] += 1
+    return cal
+
+
+def run(root: Optional[str]) -> Dict:
+    tallies = {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": []}
+               for k in ("clear", "hand")}
+    times: List[float] = []
+    plain, calibrated, exact, exact_cal = Tally(), Tally(), Tally(), Tally()
+    rooms = calibrations = 0
+    families = set()
+    for room in dataset.rooms("eval", root):
+        if "start" not in room or "game" not in room:
+            continue
+        rooms += 1
+        start_bgr, start_truth = room["start"]
+        families.add(start_truth["family"])
+        located = {kind: locate(bgr, truth, tallies, times) for kind, (bgr, truth) in room.items()}
+        start_placement = {c: (col, h) for c, (col, h) in start_truth["placement"].items()}
+        cal_start = None
+        if located["start"] is not None:
+            try:
+                cal_start = calibrate_reader(start_bgr, located["start"], start_placement)
+                calibrations += 1
+            except ValueError:
+                cal_start = located["start"]
+        true_start = dataset.calibration(start_truth)
+        try:
+            true_start = calibrate_reader(start_bgr, true_start, start_placement)
+        except ValueError:
+            pass
+        for kind in ("game", "hand"):
+            if kind not in room:
+                continue
+            bgr, truth = room[kind]
+            if located[kind] is not None:
+                plain.add(CellReader(located[kind]).read(bgr), located[kind], truth)
+            if cal_start is not None:
+                calibrated.add(CellReader(cal_start).read(bgr), cal_start, truth)
+            true_cal = dataset.calibration(truth)
+            exact.add(CellReader(true_cal).read(bgr), true_cal, truth)
+            exact_cal.add(CellReader(true_start).read(bgr), true_start, truth)
+    return {"tallies": tallies, "times": times, "plain": plain, "calibrated": calibrated,
+            "exact": exact, "exact_cal": exact_cal, "rooms": rooms, "calibrations": calibrations,
+            "families": families}
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=None, help="data folder (default /work/data/pbr)")
+    parser.add_argument("--render", type=int, default=0, metavar="ROOMS",
+                        help="first render the missing frames of the eval split's first ROOMS rooms")
+    parser.add_argument("--seed", type=int, default=1, help="run seed of the rooms to render")
+    parser.add_argument("--breakdown", action="store_true", help="colour errors per face, table, light, finish")
+    args = parser.parse_args(list(argv))
+    if args.render:
+        from fenix_tools.pbr import make
+        make.main(["--split", "eval", "--count", str(args.render), "--seed", str(args.seed)]
+                  + (["--root", args.root] if args.root else []))
+    import cv2
+    cv2.setNumThreads(1)    # the time budget is for one core
+    r = run(args.root)
+    if not r["rooms"]:
+        print(f"no eval frames under {dataset.frame_dir('eval', args.root)}: render some with --render ROOMS",
+              file=sys.stderr)
+        return 2
+    t = r["tallies"]
+    c, h = t["clear"], t["hand"]
+    pct = lambda a, b: 100.0 * a / b if b else float("nan")
+    print(f"physically based renders (Mitsuba 3), eval split: {r['rooms']} rooms, "
+          f"{c['frames'] + h['frames']} frames ({h['frames']} with a hand), {len(r['families'])} held-out families")
+    print(f"board located on hand-free frames (right side, every cell within a quarter cell): "
+          f"{c['found']} of {c['frames']} ({pct(c['found'], c['frames']):.1f}%)")
+    print(f"board located on hand frames: {h['found']} of {h['frames']}")
+    print(f"wrong grids: {c['wrong_grid'] + h['wrong_grid']}, wrong board side: {c['wrong_side'] + h['wrong_side']} "
+          f"(of {c['frames'] + h['frames']} frames)")
+    missed = c["missed"] + h["missed"]
+    if missed:
+        print("not found: " + " ".join(missed[:20]) + (" ..." if len(missed) > 20 else ""))
+    wrong = c["wrong_names"] + h["wrong_names"]
+    if wrong:
+        print("wrong: " + " ".join(wrong[:20]) + (" ..." if len(wrong) > 20 else ""))
+    print(r["plain"].line("out of the box (own located grid)"))
+    print(f"start frames calibrated: {r['calibrations']} of {r['rooms']}")
+    print(r["calibrated"].line("calibrated from the start frame"))
+    print(r["exact"].line("exact grid, out of the box"))
+    print(r["exact_cal"].line("exact grid, calibrated from the start frame"))
+    if args.breakdown:
+        print("out of the box by kind: " + r["plain"].breakdown())
+        print("exact grid by kind: " + r["exact"].breakdown())
+    lm = np.array(r["times"])
+    print(f"locate board from scratch (one core): mean {lm.mean():.0f} ms, 95th percentile "
+          f"{np.percentile(lm, 95):.0f} ms, max {lm.max():.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
