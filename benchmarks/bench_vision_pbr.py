@@ -58,7 +58,7 @@ def grid_matches(cal: Calibration, truth: Dict) -> bool:
         d = np.sqrt(((centres - (x, y)) ** 2).sum(axis=1))
         k = int(np.argmin(d))
         # The local cell size: distance to the true neighbour along the file or rank.
-        f, r = k % cols, k // cols
+        f = k % cols
         nb = k + 1 if f + 1 < cols else k - 1
         if d[k] > 0.25 * np.linalg.norm(centres[nb] - centres[k]):
             return False

@@ -22,7 +22,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 SCHEMA = 1
 ROOT = "fenix"
