@@ -42,6 +42,7 @@ from fenix_table.vision.cells import CLASSIFIERS, DEFAULT_READER, CellReader, ca
 from fenix_table.vision.locate import locate_board  # noqa: E402
 from fenix_table.vision.types import Calibration  # noqa: E402
 from fenix_tools.cnn.data import fitted_corners, truth_labels  # noqa: E402
+from fenix_tools.cnn.train import calibration_error  # noqa: E402
 
 READERS = {kind: replace(DEFAULT_READER, classifier=kind) for kind in CLASSIFIERS}
 CLASSES = ("empty", "red", "black")
@@ -61,16 +62,6 @@ class Tally:
     def line(self, label: str) -> str:
         pct = 100.0 * self.wrong / self.cells if self.cells else float("nan")
         return f"{label}: colour errors {self.wrong} of {self.cells} cells ({pct:.3f}%) in {self.frames} frames"
-
-
-def ece(conf: np.ndarray, right: np.ndarray, bins: int = 15) -> float:
-    edges = np.linspace(0, 1, bins + 1)
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        m = (conf > lo) & (conf <= hi)
-        if m.any():
-            total += m.mean() * abs(conf[m].mean() - right[m].mean())
-    return float(total)
 
 
 def run(folder: str) -> Dict[str, object]:
@@ -169,7 +160,7 @@ def main(argv: Sequence[str] = ()) -> int:
         conf, right = r["conf"][kind], r["right"][kind]
         if len(conf):
             sure = conf >= 0.99
-            print(f"{kind}: confidences (exact grid, out of the box): ECE {100 * ece(conf, right):.3f}%; "
+            print(f"{kind}: confidences (exact grid, out of the box): ECE {100 * calibration_error(conf, right):.3f}%; "
                   f"{int((~right[sure]).sum())} wrong among {int(sure.sum())} cells read at >= 99%")
     return 0
 

@@ -29,6 +29,8 @@ from typing import Dict, Mapping, Optional, Protocol, Tuple
 import cv2
 import numpy as np
 
+from .colour import softmax
+
 CLASSES = ("empty", "red", "black")
 CELL = 16                 # patch pixels per cell
 MARGIN = 4                # context around the cell, pixels on each side
@@ -95,12 +97,6 @@ class CellClassifier(Protocol):
     def embed(self, patches: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """(logits, features) of one frame's patches: the shipped reading and what the
         last layer reads it from (what a room is learned from)."""
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    return p / p.sum(axis=1, keepdims=True)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from fenix_table.vision.classifier import CLASSES, HEAD_PATH, MODEL_PATH, PATCH, net_input
+from fenix_table.vision.colour import softmax
 
 from .. import CHECKOUT
 from .data import ROOT
@@ -129,8 +130,12 @@ def logits_of(torch, net, X: np.ndarray, batch: int = 4096) -> np.ndarray:
 
 def ece(P: np.ndarray, y: np.ndarray, bins: int = 15) -> float:
     """Expected calibration error of the top class's confidence."""
-    conf = P.max(axis=1)
-    right = P.argmax(axis=1) == y
+    return calibration_error(P.max(axis=1), P.argmax(axis=1) == y, bins)
+
+
+def calibration_error(conf: np.ndarray, right: np.ndarray, bins: int = 15) -> float:
+    """Expected calibration error of confidences ``conf`` against whether each was
+    ``right``."""
     edges = np.linspace(0, 1, bins + 1)
     total = 0.0
     for lo, hi in zip(edges[:-1], edges[1:]):
@@ -149,12 +154,6 @@ def nll(logits: np.ndarray, y: np.ndarray, T: float) -> float:
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 200))
     return float(grid[int(np.argmin([nll(logits, y, T) for T in grid]))])
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    return p / p.sum(axis=1, keepdims=True)
 
 
 def export(torch, net, T: float, model_out: str, head_out: str, note: str) -> None:
