@@ -63,7 +63,7 @@ def register(subparsers) -> None:
                            "default 8)")
     play.add_argument("--black", type=_player, default="human", metavar="PLAYER",
                       help="as --red")
-    play.add_argument("--movetime", type=float, metavar="SECONDS",
+    play.add_argument("--movetime", metavar="SECONDS",
                       help="the computer's time per move (default 0.4 s, about 2 s on a Pi 4)")
     play.add_argument("--seed", type=int, help="seed for the random mover and the lower levels")
     play.add_argument("-o", "--output", metavar="FILE.fgn",
@@ -289,15 +289,14 @@ def _mark(position, marks) -> str:
 def run_play(args) -> int:
     import random
 
+    from ..opponent.cli import parse_movetime
     from . import Game, Position, explain
     rules = _rules(args)
     start = Position.from_fpn(args.start) if args.start else Position.start(args.board)
     game = Game(start, rules)
     players = {"red": args.red, "black": args.black}
     rng = random.Random(args.seed)
-    movetime = args.movetime
-    if movetime is not None and not 0.01 <= movetime <= 3600:
-        raise FenixError(f"--movetime {movetime}: expected 0.01 to 3600 seconds")
+    movetime = None if args.movetime is None else parse_movetime(args.movetime)
 
     def name(player, side):
         kind, level = player
