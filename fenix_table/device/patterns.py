@@ -87,6 +87,17 @@ class Blink(Pattern):
         return f"blink {self.on:g}s on/{self.off:g}s off" + (" (inverted)" if self.inverted else "")
 
 
+def _step_level(steps: Tuple[Tuple[float, float], ...], t: float) -> int:
+    """1 while ``t`` seconds into ``steps`` (``(on, off)`` pairs) falls in an on part."""
+    for on, off in steps:
+        if t < on:
+            return 1
+        t -= on + off
+        if t < 0:
+            return 0
+    return 0
+
+
 @dataclass(frozen=True)
 class Beeps(Pattern):
     """A finite sequence of ``(on, off)`` steps from ``start``; silent afterwards."""
@@ -96,15 +107,7 @@ class Beeps(Pattern):
 
     def level(self, t: float) -> int:
         t = t - self.start + 1e-9
-        if t < 0:
-            return 0
-        for on, off in self.steps:
-            if t < on:
-                return 1
-            t -= on + off
-            if t < 0:
-                return 0
-        return 0
+        return 0 if t < 0 else _step_level(self.steps, t)
 
     @property
     def end(self) -> float:
@@ -123,14 +126,7 @@ class Flashes(Pattern):
 
     def level(self, t: float) -> int:
         period = sum(on + off for on, off in self.steps)
-        t = (t - self.start + 1e-9) % period
-        for on, off in self.steps:
-            if t < on:
-                return 1
-            t -= on + off
-            if t < 0:
-                return 0
-        return 0
+        return _step_level(self.steps, (t - self.start + 1e-9) % period)
 
     def describe(self) -> str:
         return "flashes " + ", ".join(f"{on:g}s" for on, _ in self.steps) + " (repeated)"
