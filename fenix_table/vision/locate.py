@@ -46,6 +46,7 @@ class LocateConfig:
     max_lines: int = 120             # Hough lines kept per polarity
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
+    ranked: int = 16                 # candidates scored in full after a coarse ranking of all
     min_fit: float = 0.22            # grid_fit from here on: a board
     weak_fit: float = 0.12           # ... or from here on, if the crossings agree:
     crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity
@@ -84,7 +85,8 @@ def _board_homography(board_corners: np.ndarray, image_corners: np.ndarray) -> n
 def _project(Hm: np.ndarray, pts: np.ndarray, lens: Optional[Callable] = None) -> np.ndarray:
     """Board points (N, 2) through ``Hm``, then through ``lens`` (distortion-free image
     points to the image's own, see :class:`Calibration`) when there is one."""
-    p = np.column_stack([pts, np.ones(len(pts))]) @ Hm.T
+    pts = np.asarray(pts, float)
+    p = pts @ Hm[:, :2].T + Hm[:, 2]
     z = p[:, 2:3]
     z = np.where(np.abs(z) < 1e-9, 1e-9, z)
     return p[:, :2] / z if lens is None else lens(p[:, :2] / z)
@@ -118,13 +120,13 @@ class _Pattern:
         self.samples = len(self.on) // lid
 
 
-_PATTERNS: Dict[Tuple[int, int], _Pattern] = {}
+_PATTERNS: Dict[Tuple[int, int, int], _Pattern] = {}
 
 
-def _pattern(width: int, height: int) -> _Pattern:
-    if (width, height) not in _PATTERNS:
-        _PATTERNS[(width, height)] = _Pattern(width, height)
-    return _PATTERNS[(width, height)]
+def _pattern(width: int, height: int, per_cell: int = 8) -> _Pattern:
+    if (width, height, per_cell) not in _PATTERNS:
+        _PATTERNS[(width, height, per_cell)] = _Pattern(width, height, per_cell)
+    return _PATTERNS[(width, height, per_cell)]
 
 
 def _sample(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -138,19 +140,21 @@ def _sample(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int,
-           lens: Optional[Callable] = None) -> float:
+           lens: Optional[Callable] = None, per_cell: int = 8) -> float:
     """Grid evidence of homography ``Hm`` (board cells -> work pixels; then ``lens``, see
     :func:`_project`) for a width x height grid: on-line against beside-line response over
     the grid lines, minus the strongest margin line. About 0.5-0.9 for a true grid, near 0
-    for none."""
-    pat = _pattern(width, height)
-    return _score_at(lines_dil, _project(Hm, pat.on, lens), _project(Hm, pat.off, lens), width, height)
+    for none. ``per_cell``: sample points per cell along each line (fewer: a coarser,
+    cheaper figure, for ranking many candidates)."""
+    pat = _pattern(width, height, per_cell)
+    return _score_at(lines_dil, _project(Hm, pat.on, lens), _project(Hm, pat.off, lens), width, height, per_cell)
 
 
-def _score_at(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, width: int, height: int) -> float:
+def _score_at(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, width: int, height: int,
+              per_cell: int = 8) -> float:
     """:func:`_score` from the pattern's points already in the image (``on_pts``,
-    ``off_pts``: ``_pattern(width, height).on`` and ``.off`` projected)."""
-    pat = _pattern(width, height)
+    ``off_pts``: ``_pattern(width, height, per_cell).on`` and ``.off`` projected)."""
+    pat = _pattern(width, height, per_cell)
     on, ok_on = _sample(lines_dil, on_pts)
     off, ok_off = _sample(lines_dil, off_pts)
     n = pat.lines
@@ -214,7 +218,9 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     up, down = np.roll(sm, 1, axis=0), np.roll(sm, -1, axis=0)
     peak = np.where(across_x, (sm >= left) & (sm > right), (sm >= up) & (sm > down))
     strong = -curv
-    thr = max(float(np.percentile(strong, percentile)), floor * float(np.percentile(strong, 99.8)), 0.5)
+    # (Percentiles of every other pixel and row: the same within a hair, at a quarter of the cost.)
+    sub = strong[::2, ::2]
+    thr = max(float(np.percentile(sub, percentile)), floor * float(np.percentile(sub, 99.8)), 0.5)
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
 
 
@@ -347,15 +353,19 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
             score = hit - 0.4 * (between - hit) - 1.5 * beyond
             if spacing_hint:
                 score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
-            for t in range(len(i_)):
-                rows.append((float(score[t]), m, int(i_[t]), int(j_[t]), o, o + m))
-    rows.sort(key=lambda t: (-t[0], -t[1]))
+            rows.append(np.column_stack([score, np.full(len(i_), m), i_, j_, np.full(len(i_), o)]))
+    if not rows:
+        return []
+    table = np.vstack(rows)
+    # Best score first; on a tie, more cells between the two lines, then the order found.
+    order = np.lexsort((np.arange(len(table)), -table[:, 1], -table[:, 0]))
     out, seen = [], set()
-    for score, m, i, j, oi, oj in rows:
+    for score, m, i, j, oi in table[order]:
+        m, i, j, oi = int(m), int(i), int(j), int(oi)
         if (i, j, oi) in seen:
             continue
         seen.add((i, j, oi))
-        out.append((i, j, oi, oj))
+        out.append((i, j, oi, oi + m))
         if len(out) >= keep:
             break
     return out
@@ -385,7 +395,7 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
         families = _families(_hough(lines, config, 85, 0.05), config)
-    ys, xs = np.nonzero(lines > np.percentile(lines, 97))
+    ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
     for fam_a, fam_b in families:
@@ -441,12 +451,17 @@ def _ridge_points(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: in
     reach = int(round(0.24 / step))
     offsets = np.arange(-reach, reach + 1) * step               # +-0.24 cell across the line
     idx = np.arange(n + 1)
-    # board points: line i, position t along it, offset across it
+    # Board points: line i, position t along it, offset across it. Only the two ends of
+    # each short run across a line go through the homography (and lens); the points in
+    # between are spaced evenly, as the mapping is all but straight over half a cell.
     shape = (n + 1, len(t), len(offsets))
-    across = np.broadcast_to(idx[:, None, None] + offsets[None, None, :], shape)
-    along = np.broadcast_to(t[None, :, None], shape)
+    ends = offsets[[0, -1]]
+    across = np.broadcast_to(idx[:, None, None] + ends[None, None, :], (n + 1, len(t), 2))
+    along = np.broadcast_to(t[None, :, None], (n + 1, len(t), 2))
     pts = np.stack([across, along], -1) if fam == 0 else np.stack([along, across], -1)
-    vals, ok = _sample_smooth(smooth, _project(Hm, pts.reshape(-1, 2), lens))
+    tips = _project(Hm, pts.reshape(-1, 2), lens).reshape(n + 1, len(t), 2, 1, 2)
+    frac = ((offsets - ends[0]) / (ends[1] - ends[0]))[:, None]
+    vals, ok = _sample_smooth(smooth, (tips[:, :, 0] + frac * (tips[:, :, 1] - tips[:, :, 0])).reshape(-1, 2))
     vals = vals.reshape(shape)
     ok = ok.reshape(shape).all(axis=2)
     found = {}
@@ -463,13 +478,14 @@ def _ridge_points(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: in
     curve = below - 2 * at + above
     frac = np.where(curve < -1e-6, 0.5 * (below - above) / np.minimum(curve, -1e-6), 0.0)
     crest = offsets[b[..., 0]] + np.clip(frac, -0.5, 0.5) * step
-    for i in range(n + 1):
-        g = good[i]
-        if g.sum() < 6:
-            continue
-        on_line = np.stack([i + crest[i][g], t[g]], -1)
-        found[i] = _project(Hm, on_line if fam == 0 else on_line[:, ::-1], lens)
-    return found
+    # Every line's points through the homography (and lens) at once, then split by line.
+    kept = [i for i in range(n + 1) if good[i].sum() >= 6]
+    if not kept:
+        return found
+    on_line = np.vstack([np.stack([i + crest[i][good[i]], t[good[i]]], -1) for i in kept])
+    projected = _project(Hm, on_line if fam == 0 else on_line[:, ::-1], lens)
+    ends = np.cumsum([int(good[i].sum()) for i in kept])[:-1]
+    return dict(zip(kept, np.split(projected, ends)))
 
 
 def _line_through(points: np.ndarray) -> np.ndarray:
@@ -525,12 +541,19 @@ def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: 
     more through the bent grid (a strongly bent line leaves the straight prediction
     towards its ends). ``k1`` stays 0 unless it straightens the lines clearly and the
     bent grid fits the line image about as well as the straight one."""
-    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    lines = line_image(gray, light_lines(face), kernel)
-    smooth = cv2.GaussianBlur(lines, (0, 0), 1.0)
-    dil = _dilate(lines)
-    h, w = lines.shape
+    # Only the grid and its surroundings (the margin lines the score looks at, 1.6 cells
+    # round) are filtered: the rest of the frame stays zero, as no sample reaches it.
+    h, w = frame_bgr.shape[:2]
     size = (w, h)
+    ring = _project(Hm, np.array([[-1.6, -1.6], [na + 1.6, -1.6], [na + 1.6, nb + 1.6], [-1.6, nb + 1.6],
+                                  [na / 2, -1.6], [na + 1.6, nb / 2], [na / 2, nb + 1.6], [-1.6, nb / 2]]))
+    x0, y0 = np.clip(np.floor(ring.min(axis=0)).astype(int), 0, [w, h])
+    x1, y1 = np.clip(np.ceil(ring.max(axis=0)).astype(int), 0, [w, h])
+    crop = line_image(cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), light_lines(face), kernel)
+    smooth = np.zeros((h, w), np.float32)
+    dil = np.zeros((h, w), np.float32)
+    smooth[y0:y1, x0:x1] = cv2.GaussianBlur(crop, (0, 0), 1.0)
+    dil[y0:y1, x0:x1] = _dilate(crop)
     fams = [_ridge_points(smooth, Hm, na, nb, 0, 0.01), _ridge_points(smooth, Hm, nb, na, 1, 0.01)]
     refined = _homography_from_lines(*({i: _line_through(p) for i, p in f.items()} for f in fams))
     if refined is None or _score(dil, refined, na, nb) < _score(dil, Hm, na, nb):
@@ -596,12 +619,18 @@ def _lens_k1(families: Sequence[Dict[int, np.ndarray]], size: Tuple[int, int], c
     grid = np.linspace(-MAX_K1, MAX_K1, 25)
     best = int(np.argmin([crooked(k) for k in grid]))
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    # Golden-section search: each step keeps one of its two inner points.
+    a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
+    ca, cb = crooked(a), crooked(b)
     for _ in range(12):
-        a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
-        if crooked(a) < crooked(b):
-            hi = b
+        if ca < cb:
+            hi, b, cb = b, a, ca
+            a = hi - 0.618 * (hi - lo)
+            ca = crooked(a)
         else:
-            lo = a
+            lo, a, ca = a, b, cb
+            b = lo + 0.618 * (hi - lo)
+            cb = crooked(b)
     k = float(0.5 * (lo + hi))
     if abs(k) < config.min_k1 or crooked(k) > config.straighter * crooked(0.0):
         return 0.0
@@ -660,12 +689,17 @@ def _lab(small_bgr: np.ndarray) -> np.ndarray:
 def _bare_colours(lab: np.ndarray, Hm: np.ndarray, pts: np.ndarray, lens: Optional[Callable] = None) -> np.ndarray:
     """Lab colours (N, k, 3) at board points (N, k, 2); NaN outside the image."""
     shape = pts.shape[:2]
-    out = np.empty(shape + (3,), np.float32)
     img_pts = _project(Hm, pts.reshape(-1, 2), lens).astype(np.float32)
-    for ch in range(3):
-        v, ok = _sample_smooth(np.ascontiguousarray(lab[..., ch]) + 200.0, img_pts)
-        out[..., ch] = np.where(ok, v - 200.0, np.nan).reshape(shape)
-    return out
+    n = len(img_pts)
+    cols = 256                        # OpenCV maps must stay under 32767 on each side
+    grid = np.full((-(-n // cols) * cols, 2), -10.0, np.float32)
+    grid[:n] = img_pts
+    grid = grid.reshape(-1, cols, 2)
+    # Points off the image come back far below any Lab value (L 0..100, a and b +-128).
+    vals = cv2.remap(lab, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                     borderValue=(-1000.0, -1000.0, -1000.0)).reshape(-1, 3)[:n]
+    vals[(vals < -300).any(axis=1)] = np.nan
+    return vals.reshape(shape + (3,))
 
 
 def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
@@ -816,20 +850,24 @@ def on_a_board(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, 
 # Orientation
 
 
-def _cell_colours(lab: np.ndarray, calibration: Calibration) -> np.ndarray:
+def _cell_colours(frame_bgr: np.ndarray, calibration: Calibration) -> np.ndarray:
     """Median Lab colour of nine points around every cell centre (cell_names order);
-    NaN for cells outside the frame."""
+    NaN for cells outside the frame. Only those pixels are converted to Lab (the whole
+    frame would cost more than the rest of the orientation)."""
     offs = np.array([(dx, dy) for dx in (-0.15, 0, 0.15) for dy in (-0.15, 0, 0.15)])
     centres = np.array([(f + 0.5, r + 0.5) for f, r in map(cell_index, cell_names(calibration.board))])
     pts = calibration.to_image((centres[:, None, :] + offs[None]).reshape(-1, 2))
-    out = np.empty((len(centres), 3))
-    for ch in range(3):
-        v, ok = _sample(lab[..., ch], pts)
-        v = np.where(ok, v, np.nan).reshape(len(centres), -1)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)   # cells out of view: NaN
-            out[:, ch] = np.nanmedian(v, axis=1)
-    return out
+    h, w = frame_bgr.shape[:2]
+    xi = np.round(pts[:, 0]).astype(np.int64)
+    yi = np.round(pts[:, 1]).astype(np.int64)
+    ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    picked = np.zeros((len(pts), 1, 3), np.uint8)
+    picked[ok, 0] = frame_bgr[yi[ok], xi[ok]]
+    lab = cv2.cvtColor(picked, cv2.COLOR_BGR2LAB)[:, 0].astype(np.float32)
+    lab[~ok] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # cells out of view: NaN
+        return np.nanmedian(lab.reshape(len(centres), -1, 3), axis=1)
 
 
 def _camp_masks(board: str, turn: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -846,8 +884,7 @@ def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
     """Quarter turns that put a1 at Red's camp when the frame shows the start position,
     or None when it does not (or the colours do not separate clearly)."""
     board = calibration.board
-    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    colours = _cell_colours(lab, calibration)
+    colours = _cell_colours(frame_bgr, calibration)
     a = colours[:, 1]
     best = None
     for turn in turns_allowed(board):
@@ -876,6 +913,13 @@ def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
 # The public entry points
 
 
+def _level(image: np.ndarray, percentile: float) -> float:
+    """The ``percentile`` of an image of whole values 0..255 (a gray image, a line
+    image), from its histogram: much cheaper than sorting its pixels."""
+    counts = np.bincount(image.astype(np.uint8, copy=False).ravel(), minlength=256)
+    return float(np.searchsorted(np.cumsum(counts), percentile / 100.0 * (image.size - 1), side="right"))
+
+
 def _work_gray(frame: np.ndarray, work_size: int) -> Tuple[np.ndarray, float]:
     """The frame in gray, scaled so its longer side is at most ``work_size``; and the scale."""
     h, w = frame.shape[:2]
@@ -888,8 +932,8 @@ def _gray_at(frame: np.ndarray, scale: float) -> np.ndarray:
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     # Sensor noise in dim light makes a top-hat full of specks: smooth it away first.
     # Noise level: robust spread of what a 3x3 median filter removes.
-    noise = 1.25 * float(np.mean(np.abs(gray.astype(np.int16) - cv2.medianBlur(gray, 3))))
-    if noise > 0.04 * max(float(np.percentile(gray, 95)) - float(np.percentile(gray, 5)), 1.0):
+    noise = 1.25 * float(np.mean(cv2.absdiff(gray, cv2.medianBlur(gray, 3))))
+    if noise > 0.04 * max(_level(gray, 95) - _level(gray, 5), 1.0):
         gray = cv2.GaussianBlur(gray, (0, 0), 0.9)
     return gray
 
@@ -936,10 +980,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     for face in faces:
         lines = line_image(gray, light_lines(face), kernel)
         dil = _dilate(lines)
-        scored = []
-        for Hm, na, nb in _candidates(lines, face, config):
-            scored.append((_score(dil, Hm, na, nb), Hm, na, nb))
-        scored.sort(key=lambda t: -t[0])
+        # Ranked coarsely first (a third of the samples), then the best few in full.
+        coarse = sorted(((_score(dil, Hm, na, nb, per_cell=3), Hm, na, nb)
+                         for Hm, na, nb in _candidates(lines, face, config)), key=lambda t: -t[0])
+        scored = sorted(((_score(dil, Hm, na, nb), Hm, na, nb) for _, Hm, na, nb in coarse[:config.ranked]),
+                        key=lambda t: -t[0])
         # The face must show its own line polarity at the crossings; refine the best two
         # candidates that do (refining is the expensive step).
         refined = rejected = 0
