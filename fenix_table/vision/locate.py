@@ -59,6 +59,7 @@ class LocateConfig:
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
+    swap_line: float = 0.2           # a 7x8 grid turns its axes round when its weakest line gains this share
     min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
     straighter: float = 0.6          # ... and so is one that leaves the lines this crooked or more
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
@@ -709,8 +710,9 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     whole length (near the crossings, where no stone reaches, and halfway between them),
     and every outer row of cells and the margin beyond every outer line should be bare
     board where no stone reaches (the cells' corners, 0.12 cells in from the crossings,
-    and a strip 0.15 cells outside the outer lines): the board's colour, and flat (wood
-    grain and a cloth's weave or checks are not).
+    and a strip 0.07-0.27 cells outside the outer lines, where a printed border line
+    may run): the board's colour, and flat (wood grain and a cloth's weave or checks
+    are not).
 
     Returns, each the worst over lines or sides:
 
@@ -767,13 +769,14 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     beside = np.concatenate([off[1:-1].ravel() for _, off in strength])
     noise = float(np.nanmedian(beside)) if np.isfinite(beside).any() else 0.0
     flat_below = max(0.35 * typical, 2.5 * noise, 2.0)
-    def board_like(col, runs, flat_share=1.0):
-        """Board-coloured, and flat on ``flat_share`` of the run at least."""
+    def colour_distance(col, to):
         # Lightness counts less: a forearm's shadow darkens a whole side of bare board.
-        d = np.sqrt((((col - ref) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
+        return np.sqrt((((col - to) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
+    def board_like(col, runs):
+        """Board-coloured, and flat along the whole run."""
         with np.errstate(invalid="ignore"):
-            flat = (sample(runs) < flat_below).mean(axis=-1)            # NaN counts as not flat
-            return (d < 14.0) & (flat >= flat_share)
+            flat = (sample(runs) < flat_below).all(axis=-1)             # NaN counts as not flat
+            return (colour_distance(col, ref) < 14.0) & flat
     # Bare spots: the four corners of every cell (0.12 cells in from the crossing, the
     # run going on diagonally to 0.24), and the margin strip. A cell is bare board when
     # two of its corners are (a stack's side or a tall stack's top may hide the others).
@@ -789,10 +792,22 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         ref = np.nanmedian(cells.reshape(-1, 3), axis=0)
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
     rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
-    # The margin: 0.15 cells outside every outer line at every cell's middle and
-    # quarters, the run going out to 0.27.
+    # The margin: a run from 0.07 to 0.27 cells outside every outer line at every cell's
+    # middle and quarters.
     t = (np.arange(max(na, nb))[:, None] + np.array([0.25, 0.5, 0.75])[None]).ravel()
-    out = np.array([0.15, 0.19, 0.23, 0.27])
+    # A printed border line may run in the margin, often so close to the outer line that
+    # at the work size the two leave hardly a pixel of bare board between them, and the
+    # board's edge may follow soon after. So each sample of the run is either bare board
+    # (the board's colour, flat) or print (the lines' colour, on a line): a point is
+    # board when half its run is one or the other and some of it is bare board. The
+    # lines' colour is taken at the grid's inner crossings, where no stone reaches.
+    # (The run's samples from 0.15 out are those the margin was judged by before.)
+    out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
+    ci, cj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
+    crossings = np.stack([ci, cj], -1).reshape(-1, 1, 2).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ink = np.nanmedian(_bare_colours(lab, Hm, crossings, lens).reshape(-1, 3), axis=0)
     margins = []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
@@ -800,12 +815,20 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
             pts = pts if fam == 0 else pts[..., ::-1]
-            # A printed border line may cross the run: its colour is the run's median,
-            # and a quarter of it flat will do.
+            col = _bare_colours(lab, Hm, pts, lens)
+            response = sample(pts)
+            with np.errstate(invalid="ignore"):                         # NaN: neither
+                bare = (colour_distance(col, ref) < 14.0) & (response < flat_below)
+                printed = (colour_distance(col, ink) < 14.0) & (response >= flat_below)
+            board = ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
+            # A thin border line blurred into the board beside it has neither colour:
+            # then the run's median colour is the board's, and a part of it is flat.
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                col = np.nanmedian(_bare_colours(lab, Hm, pts, lens), axis=1)
-            margins.append(float(board_like(col, pts, 0.25).mean()))
+                median = np.nanmedian(col[:, 2:], axis=1)
+            with np.errstate(invalid="ignore"):
+                blurred = (colour_distance(median, ref) < 14.0) & ((response[:, 2:] < flat_below).mean(axis=1) >= 0.25)
+            margins.append(float((board | blurred).mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
@@ -1020,6 +1043,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if (moved is not None and moved[0] > sr + config.clearly_better
                         and on_a_board(lab(), dil, moved[1], na, nb, config)):
                     sr, Hr = moved
+            if na != nb:
+                swapped = _swapped(lab(), lines, dil, Hr, na, nb, config)
+                if swapped is not None:
+                    sr, Hr = swapped
+                    na, nb = nb, na
             refined += 1
             polarity, agreement = line_polarity(gray, Hr, na, nb)
             # A faint pattern (glossy rims, dim light) still counts when nearly every
@@ -1033,6 +1061,35 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         if best is not None and best[0] >= config.sure_fit:
             break       # a crisp grid of the right polarity: the other face cannot beat it
     return best
+
+
+def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
+             config: LocateConfig):
+    """The 7x8 grid ``Hm`` (``na`` x ``nb``) taken with its axes the other way round, as
+    (score, homography for ``nb`` x ``na``), when that sits on the board clearly better;
+    else None.
+
+    A 7x8 grid read the wrong way round shares all but one of its lines with the board's:
+    it takes one line too many in one direction (the board's edge, a title's baseline, a
+    stripe or a streak of wood grain beside the board) and leaves one of the board's out
+    in the other. Its score can even beat the board's own. But the line too many shows
+    along less of its length than any of the board's: so of the grid and its four swaps
+    (dropping a line at either end of one family, adding one at either end of the other),
+    keep the swap whose weakest line is clearly stronger, if it sits on a board."""
+    here = extent_measures(lab, dil, Hm, na, nb)["line"]
+    best = None
+    for dx in (0, na - nb):
+        for dy in (0, nb - na):
+            moved = Hm @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+            m = extent_measures(lab, dil, moved, nb, na)
+            if m["ring"] < config.min_ring or m["margin"] < config.min_margin:
+                continue            # off the board: no need to look closer
+            # The added line is extrapolated from the others: snap the grid to the lines.
+            moved = _refine(lines, moved, nb, na)
+            m = extent_measures(lab, dil, moved, nb, na)
+            if _passes(m, config) and m["line"] >= here + config.swap_line and (best is None or m["line"] > best[0]):
+                best = (m["line"], moved)
+    return None if best is None else (_score(dil, best[1], nb, na), best[1])
 
 
 def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int):
