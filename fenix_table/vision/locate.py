@@ -657,7 +657,7 @@ def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np
     on, off = sample(on_offsets), sample(off_offsets)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # crossings out of view: NaN
-        diff = np.nanmedian(on, axis=1) - np.nanmedian(off, axis=1)
+        diff = _nanmedian(on, axis=1) - _nanmedian(off, axis=1)
     return diff[np.isfinite(diff)]
 
 
@@ -685,6 +685,18 @@ def _lab(small_bgr: np.ndarray) -> np.ndarray:
     lab[..., 0] *= 100.0 / 255
     lab[..., 1:] -= 128.0
     return lab
+
+
+def _nanmedian(values: np.ndarray, axis: int) -> np.ndarray:
+    """``np.nanmedian`` along ``axis`` (NaN where a slice has no number), without the
+    masked arrays numpy falls back on for short slices, which cost more than the rest
+    of a grid check."""
+    a = np.moveaxis(np.asarray(values, np.float64), axis, -1)
+    ordered = np.sort(a, axis=-1)                                   # NaN sorts last
+    n = np.isfinite(a).sum(axis=-1)[..., None]
+    lo = np.take_along_axis(ordered, np.maximum(n - 1, 0) // 2, -1)[..., 0]
+    hi = np.take_along_axis(ordered, np.minimum(n // 2, a.shape[-1] - 1), -1)[..., 0]
+    return np.where(n[..., 0] > 0, 0.5 * (lo + hi), np.nan)
 
 
 def _bare_colours(lab: np.ndarray, Hm: np.ndarray, pts: np.ndarray, lens: Optional[Callable] = None) -> np.ndarray:
@@ -789,7 +801,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     cells = _bare_colours(lab, Hm, runs[:, :, 0], lens)                  # (na*nb, 4, 3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        ref = np.nanmedian(cells.reshape(-1, 3), axis=0)
+        ref = _nanmedian(cells.reshape(-1, 3), axis=0)
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
     rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
     # The margin: a run from 0.07 to 0.27 cells outside every outer line at every cell's
@@ -807,7 +819,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     crossings = np.stack([ci, cj], -1).reshape(-1, 1, 2).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        ink = np.nanmedian(_bare_colours(lab, Hm, crossings, lens).reshape(-1, 3), axis=0)
+        ink = _nanmedian(_bare_colours(lab, Hm, crossings, lens).reshape(-1, 3), axis=0)
     margins = []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
@@ -825,7 +837,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             # then the run's median colour is the board's, and a part of it is flat.
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                median = np.nanmedian(col[:, 2:], axis=1)
+                median = _nanmedian(col[:, 2:], axis=1)
             with np.errstate(invalid="ignore"):
                 blurred = (colour_distance(median, ref) < 14.0) & ((response[:, 2:] < flat_below).mean(axis=1) >= 0.25)
             margins.append(float((board | blurred).mean()))
@@ -890,7 +902,7 @@ def _cell_colours(frame_bgr: np.ndarray, calibration: Calibration) -> np.ndarray
     lab[~ok] = np.nan
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # cells out of view: NaN
-        return np.nanmedian(lab.reshape(len(centres), -1, 3), axis=1)
+        return _nanmedian(lab.reshape(len(centres), -1, 3), axis=1)
 
 
 def _camp_masks(board: str, turn: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -1077,6 +1089,8 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
     (dropping a line at either end of one family, adding one at either end of the other),
     keep the swap whose weakest line is clearly stronger, if it sits on a board."""
     here = extent_measures(lab, dil, Hm, na, nb)["line"]
+    if here > 1.0 - config.swap_line:
+        return None                 # every line shows well: no swap can show clearly better
     best = None
     for dx in (0, na - nb):
         for dy in (0, nb - na):
