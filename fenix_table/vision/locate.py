@@ -813,7 +813,6 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # (the board's colour, flat) or print (the lines' colour, on a line): a point is
     # board when half its run is one or the other and some of it is bare board. The
     # lines' colour is taken at the grid's inner crossings, where no stone reaches.
-    # (The run's samples from 0.15 out are those the margin was judged by before.)
     out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     ci, cj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
     crossings = np.stack([ci, cj], -1).reshape(-1, 1, 2).astype(float)
@@ -833,14 +832,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
                 bare = (colour_distance(col, ref) < 14.0) & (response < flat_below)
                 printed = (colour_distance(col, ink) < 14.0) & (response >= flat_below)
             board = ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
-            # A thin border line blurred into the board beside it has neither colour:
-            # then the run's median colour is the board's, and a part of it is flat.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                median = _nanmedian(col[:, 2:], axis=1)
-            with np.errstate(invalid="ignore"):
-                blurred = (colour_distance(median, ref) < 14.0) & ((response[:, 2:] < flat_below).mean(axis=1) >= 0.25)
-            margins.append(float((board | blurred).mean()))
+            margins.append(float(board.mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
