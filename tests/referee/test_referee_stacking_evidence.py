@@ -246,3 +246,20 @@ def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
     assert committed[0].uncertain and "a1-b2" in committed[0].alternatives
     # A height read right agrees with the change: the same record.
     assert [e.move for e in played({"c2": ("red", 2)})] == ["a1-c2", "g8-e7"]
+
+
+def test_a_neighbour_that_would_stand_taller_is_doubted_at_a_smaller_share():
+    # c2 changed most, b2 beside it a sixth as much. Had the stone gone onto b2, b2 (two
+    # high) would stand above c2 (one) and shade its top: c2's change may be b2's shadow.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    strong = CHANGE_MIN + 23
+    events = ref.observe(seen(after, 1, {"c2": strong, "b2": strong / 6}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    # c2 already two high (a General): a stone on b2 would not stand above it, and the
+    # same share of change beside it is no reason to doubt.
+    ref, start = started()
+    ref.confirm(["a1-c2", "g8-e7"])
+    board = apply(apply(apply(start, "a1-c2"), "g8-e7"), "b1-c2")
+    events = ref.observe(seen(board, 2, {"c2": strong, "d2": strong / 6, "b1": 40.0}))
+    assert ref.moves == ["a1-c2", "g8-e7", "b1-c2"]
