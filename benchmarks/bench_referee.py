@@ -50,7 +50,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
@@ -347,11 +347,14 @@ class _Watcher:
         self.asked = False
         self.seen: Dict[int, str] = {}   # ply index -> "right" / "uncertain" / "confirmed"
         self.astray: Optional[int] = None   # the first ply the record got wrong
+        self.colours: Tuple[str, ...] = ()
 
     def run(self, bgr) -> None:
         tally = self.tally
         began = time.perf_counter()
         result = self.vision.process(bgr, self.frame)
+        # The colours read, which the change evidence is measured per (its cost is timed so).
+        self.colours = tuple(r.color for r in result.observation.cells.values())
         if self.ref is None and result.calibration is not None:
             self.ref = Referee(board=result.calibration.board, asking=self.mode != "track")
             self.ref.begin()
@@ -618,7 +621,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                     w.run(bgr)
                 if i == 7 and len(stills) < 2 and watchers[0].vision.reader is not None \
                         and watchers[0].vision.reader.last is not None:
-                    stills.append(watchers[0].vision.reader.last)
+                    stills.append((watchers[0].vision.reader.last, watchers[0].colours))
             for w in watchers:
                 w.after_ply()
         for w in watchers:
@@ -631,7 +634,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
             t.games += 1
             t.boards[board] = t.boards.get(board, 0) + 1
             t.game_seconds.append(seconds)
-        if len(stills) == 2 and stills[0].L.shape == stills[1].L.shape:
+        if len(stills) == 2 and stills[0][0].L.shape == stills[1][0].L.shape:
             # The new evidence's cost: stack_changes on two real rectified still frames,
             # one core, as vision runs it (once per stable frame).
             width, height = dimensions(board)
@@ -642,7 +645,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                     # This thread's CPU time: the machine may be shared (wall time then
                     # counts other programs' turns too).
                     began = time.thread_time()
-                    stack_changes(stills[0], stills[1], width, height)
+                    stack_changes(stills[0][0], stills[1][0], width, height, stills[1][1])
                     tallies[modes[0]].evidence_ms.append((time.thread_time() - began) * 1000)
             finally:
                 cv2.setNumThreads(threads)
@@ -701,7 +704,7 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
     if tally.evidence_ms:
         ranked = sorted(tally.evidence_ms)
         print(f"extra time per stable frame for the new evidence (vision.evidence.stack_changes "
-              f"on two real rectified still frames, vision.reader.last, one core, CPU time, "
+              f"on two real rectified still frames, vision.reader.last, with the colours read, one core, CPU time, "
               f"{len(ranked)} calls): median {statistics.median(ranked):.2f} ms, "
               f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms (target <= 3 ms; "
               f"it runs only on stable frames)")

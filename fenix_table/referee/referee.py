@@ -59,6 +59,10 @@ _RECONSIDER_BOARDS = 3
 #: stack changed this many times more than the one it names (a stack read a stone too
 #: high made certain wrong commits at twice; equal changes are noise).
 _HEIGHT_AGAINST_CHANGE = 1.25
+#: How much more change evidence (summed over a history's stacking plies) a history
+#: that heights ruled out must have than every one they kept, for the colours' every
+#: history to stay open: an untouched stack's noise, as the hand's bonus.
+_HISTORY_MARGIN = HAND_BONUS
 #: Search nodes shared by the open explanations on each still board.
 _CARRY_BUDGET = 3000
 #: The most candidate histories kept by a search while explanations are open (several
@@ -478,7 +482,11 @@ class Referee:
                                        cand.mismatches))
         if not found:
             return None
+        # The change this board shows is evidence for the latest ply of each history.
+        self._remember_evidence(found)
         decision = decide(found, reading)
+        if decision.kind != "unchanged":
+            decision = self._heights_hid_history(found, decision, reading)
         if decision.kind == "move":
             cand = decision.candidate
             start = next(len(o.moves) for o in self._open
@@ -494,6 +502,42 @@ class Referee:
             if set(evidence_gaps(cand, reading)) - excused:
                 return Decision("ambiguous", options=[cand])
         return decision
+
+    def _history_evidence(self, cand: Candidate, memo: Dict[Tuple[str, ...], Position]) -> float:
+        """The camera's evidence for a history of plies from the position: the sum of
+        what was remembered for each of its stacking plies (:meth:`_remember_evidence`).
+        ``memo`` keeps the positions after shared first plies (histories share them)."""
+        total = 0.0
+        position = self.position
+        for n, move in enumerate(cand.moves):
+            if move.stacking:
+                total += self._evidence.get((position.fpn(), move.token), 0.0)
+            if n + 1 < len(cand.moves):
+                key = cand.tokens[:n + 1]
+                if key not in memo:
+                    memo[key] = play(position, move)
+                position = memo[key]
+        return total
+
+    def _heights_hid_history(self, found: Sequence[Candidate], decision: Decision,
+                             reading: BoardReading) -> Decision:
+        """The open explanations followed on (``found``) as ``decision`` took them, unless
+        heights ruled out the history the camera's change evidence favours clearly (a
+        stack read a stone too low, as :meth:`_heights_hid_landing` for one ply): then
+        every history the colours allow stays open, to be settled by what comes later."""
+        kept = decision.options if decision.kind == "ambiguous" else \
+            [decision.candidate] if decision.candidate is not None else []
+        if not self._evidence or len(kept) >= len(found):
+            return decision
+        memo: Dict[Tuple[str, ...], Position] = {}
+        best_kept = max((self._history_evidence(c, memo) for c in kept), default=0.0)
+        widened = decide(found, reading, heights="ignore")
+        if widened.kind != "ambiguous" or len(widened.options) <= len(kept):
+            return decision
+        best = max(self._history_evidence(c, memo) for c in widened.options)
+        if best < CHANGE_MIN or best < best_kept + _HISTORY_MARGIN:
+            return decision
+        return Decision("ambiguous", options=widened.options, complete=widened.complete)
 
     def _remember_evidence(self, options: Sequence[Candidate]) -> None:
         """Keep the camera's evidence for the last ply of each option (a stacking ply's

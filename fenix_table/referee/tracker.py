@@ -367,11 +367,23 @@ def decide(candidates: List[Candidate], reading: BoardReading,
 #: (benchmarks/bench_referee.py, seed 1) no landing's neighbour had more than a third of
 #: its change except those dominance already stops, and 0.3 takes 67 of their 90 stacking
 #: plies (0.1: 54), none wrong. The change itself must reach ``CHANGE_MIN``: the hand
-#: (``HAND_BONUS``) only helps it stand out.
+#: (``HAND_BONUS``) only helps it stand out. Since the evidence puts each colour on its
+#: own scale the same thresholds take 74 of those 90 plies offline (live bench: 77 of
+#: 90), still none wrong; untouched neighbours of the emptied cell reach 8.2 on that
+#: scale, landings there 6.6-11.6 on the hardest faces, so ``CHANGE_NEXT_TO_EMPTIED``
+#: stays.
 CHANGE_MIN = 7.0
 CHANGE_DOMINANCE = 2.0
 CHANGE_NEIGHBOUR_SHARE = 0.3
 CHANGE_NEIGHBOUR_FLOOR = 2.0
+#: The share for a neighbour that, had the stone gone onto it, would now stand taller
+#: than the chosen stack: its longer shadow then falls on the chosen stack's top, which
+#: may change more than the landing itself. At 0.3 there were three certain wrong
+#: commits on games meant to be fresh (generator 26 and 38, independent renderer 28; in
+#: two of them the landing changed 0.21 and 0.12 times as much as that neighbour); 0.1,
+#: the share before, is used for such neighbours. On the tuning games it takes 66 of 90
+#: stacking plies offline instead of 74, none wrong either way.
+CHANGE_NEIGHBOUR_SHARE_TALLER = 0.1
 #: Added to the change score of a stack where the mover's fingertips were last seen
 #: before the board became still (the covered cells farthest from the mover's edge of
 #: the board): 88 -> 91 of those 147 plies taken, still none wrong.
@@ -438,9 +450,19 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     if own < CHANGE_MIN or (own < CHANGE_NEXT_TO_EMPTIED and
                             emptied in neighbours(chosen.position.size, chosen.moves[-1].path[-1])):
         return None
-    near = set(neighbours(chosen.position.size, chosen.moves[-1].path[-1]))
+    landing = chosen.moves[-1].path[-1]
+    near = set(neighbours(chosen.position.size, landing))
+    below = chosen.placement[landing][1] - 1        # the chosen stack's height before
+
+    def share(cell: str) -> float:
+        # Had the stone gone onto ``cell``, would that stack now stand taller than the
+        # chosen one, and throw its shadow onto the chosen one's top?
+        piece = chosen.placement.get(cell)
+        taller = piece is not None and piece[1] + 1 > below
+        return CHANGE_NEIGHBOUR_SHARE_TALLER if taller else CHANGE_NEIGHBOUR_SHARE
+
     if any(cand.moves[-1].path[-1] in near and
-           score >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * changed[order[0]])
+           score >= max(CHANGE_NEIGHBOUR_FLOOR, share(cand.moves[-1].path[-1]) * own)
            for cand, score in zip(options, changed)):
         return None
     return chosen

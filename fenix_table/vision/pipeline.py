@@ -196,7 +196,7 @@ class Vision:
         if self._before is None:
             return stable
         width, height = dimensions(self.calibration.board)
-        change = stack_changes(self._before, self.reader.last, width, height)
+        change = stack_changes(self._before, self.reader.last, width, height, colors)
         return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())))
 
     def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:

@@ -220,3 +220,46 @@ def test_a_stack_read_as_before_is_still_taken_when_it_is_the_one_that_changed()
     ref, start = started()
     events = ref.observe(dataclasses.replace(obs, changes={cell: 0.0 for cell in obs.cells}))
     assert [e.kind for e in events] == ["move_ambiguous"] and "a1-c2" not in events[0].moves
+
+
+def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
+    # Red's a1 went onto c2: c2 changed most, but b2 beside it too, so the ply stays open.
+    # On the next board the camera reads c2 one stone high still: by heights every
+    # history through a1-c2 is out. The change favoured it, so they stay open, and with
+    # nobody to ask the likeliest is a1-c2 (uncertain), not the best of the rest.
+    def played(misread):
+        ref = Referee(board="7x8", asking=False)
+        ref.begin()
+        board = Position.start("7x8")
+        ref.observe(observe_placement(board.stacks(), "7x8", 0))
+        board = apply(board, "a1-c2")
+        ref.observe(seen(board, 1, {"c2": CHANGE_MIN + 3, "b2": CHANGE_MIN - 1}))
+        board = apply(board, "g8-e7")
+        obs = observe_placement(board.stacks(), "7x8", 2, heights=False, overrides=misread)
+        scores = {cell: 0.0 for cell in obs.cells}
+        scores["e7"] = CHANGE_NEXT_TO_EMPTIED + 5
+        events = ref.observe(dataclasses.replace(obs, changes=scores)) + ref.settle()
+        return [e for e in events if e.kind == "move_committed"]
+
+    committed = played({"c2": ("red", 1)})
+    assert [e.move for e in committed] == ["a1-c2", "g8-e7"]
+    assert committed[0].uncertain and "a1-b2" in committed[0].alternatives
+    # A height read right agrees with the change: the same record.
+    assert [e.move for e in played({"c2": ("red", 2)})] == ["a1-c2", "g8-e7"]
+
+
+def test_a_neighbour_that_would_stand_taller_is_doubted_at_a_smaller_share():
+    # c2 changed most, b2 beside it a sixth as much. Had the stone gone onto b2, b2 (two
+    # high) would stand above c2 (one) and shade its top: c2's change may be b2's shadow.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    strong = CHANGE_MIN + 23
+    events = ref.observe(seen(after, 1, {"c2": strong, "b2": strong / 6}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    # c2 already two high (a General): a stone on b2 would not stand above it, and the
+    # same share of change beside it is no reason to doubt.
+    ref, start = started()
+    ref.confirm(["a1-c2", "g8-e7"])
+    board = apply(apply(apply(start, "a1-c2"), "g8-e7"), "b1-c2")
+    events = ref.observe(seen(board, 2, {"c2": strong, "d2": strong / 6, "b1": 40.0}))
+    assert ref.moves == ["a1-c2", "g8-e7", "b1-c2"]

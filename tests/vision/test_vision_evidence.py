@@ -41,3 +41,52 @@ def test_the_landing_stack_changes_most_and_untouched_stacks_hardly():
         assert stable.changes[vacated] > max(others), move.token
         # Most untouched stacks read as an ordinary cell of the board.
         assert np.median(others) < 3.0
+
+
+def _board_pictures(shift_px: float, seed: int = 0):
+    """Two rectified pictures of a 7x8 board whose lower half is busy (empty cells with
+    a changing texture: light, glare) and whose upper half holds dark stones on a dark
+    face; the stone on d7 moved by ``shift_px`` between them (a stone put on it)."""
+    from fenix_table.vision.cells import Rectified
+    import cv2
+
+    ppc, pad, width, height = 32, 16, 7, 8
+    rng = np.random.default_rng(seed)
+    size = (height * ppc + 2 * pad, width * ppc + 2 * pad)
+    yy, xx = np.mgrid[0:size[0], 0:size[1]].astype(np.float32)
+    pictures = []
+    for moved in (0.0, shift_px):
+        L = np.full(size, 14.0, np.float32)
+        L[pad + 4 * ppc:] += rng.normal(0, 6, (size[0] - pad - 4 * ppc, size[1])).astype(np.float32)
+        for rank in range(4, 8):
+            for file in range(width):
+                cx, cy = pad + (file + 0.5) * ppc, pad + (rank + 0.5) * ppc
+                if (file, rank) == (3, 6):
+                    cx += moved
+                disc = np.hypot(xx - cx, yy - cy) < 0.4 * ppc
+                L[disc] = 9.0 + rng.normal(0, 0.2, int(disc.sum()))
+        lab = np.stack([L, np.zeros_like(L), np.zeros_like(L)], axis=-1)
+        grad = np.hypot(cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1))
+        pictures.append(Rectified(lab, grad, ppc, pad))
+    colours = ["empty"] * (4 * width) + ["black"] * (4 * width)
+    return pictures, colours
+
+
+def test_dark_stones_are_measured_against_their_own_colour_not_the_whole_board():
+    from fenix_table.board import cell_names
+    from fenix_table.referee.tracker import CHANGE_MIN
+    from fenix_table.vision.evidence import stack_changes
+
+    names = cell_names("7x8")
+    (before, after), colours = _board_pictures(shift_px=1.5)
+    board_scale = dict(zip(names, stack_changes(before, after, 7, 8)))
+    own_scale = dict(zip(names, stack_changes(before, after, 7, 8, colours)))
+    untouched = [own_scale[n] for n, c in zip(names, colours) if c == "black" and n != "d7"]
+    # Against the busy empty cells the dark stone's change is lost; against the other
+    # dark stones it stands out, and they stay ordinary.
+    assert board_scale["d7"] < CHANGE_MIN <= own_scale["d7"]
+    assert max(untouched) < CHANGE_MIN / 2
+    # Nothing moved: no dark stone's noise is blown up into a change.
+    (before, after), colours = _board_pictures(shift_px=0.0)
+    still = stack_changes(before, after, 7, 8, colours)
+    assert max(v for v, c in zip(still, colours) if c == "black") < CHANGE_MIN / 2
