@@ -4,10 +4,10 @@
 "rectified" image of ``pixels_per_cell`` pixels per cell, so every cell is the same
 patch and all cells are read at once with array operations:
 
-* colour: board-relative features read by the perceptron of :mod:`.colour`, and once a
-  frame of known layout has taught the room, every cell's patch (the cell and some
-  context) read by the :class:`~.classifier.CellClassifier` (a small CNN, its last
-  layer refitted to the room) as well, the two pooled;
+* colour: board-relative features read by the perceptron of :mod:`.colour`, and every
+  cell's patch (the cell and some context) read by the
+  :class:`~.classifier.CellClassifier` (a small CNN, its last layer refitted to the room
+  once a frame of known layout has taught it), the two pooled;
 * height: :mod:`.heights` (the parallax of each stack's top disc), None where unsure;
 * hands: :mod:`.hands` (margin runs plus cells whose board-relative features
   (:mod:`.colour`) fit no colour).
@@ -38,9 +38,14 @@ class ReaderConfig:
     self_changed: float = 0.25          # share of cells the frame's own means may change
     classifier: str = "both"            # "cnn", "perceptron" (the features' net) or "both"
     # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
-    # perceptron's) out of the box and once a start frame has calibrated the room.
-    cnn_weight: float = 0.0
-    cnn_weight_calibrated: float = 0.5
+    # perceptron's) out of the box and once a start frame has calibrated the room. Tuned
+    # by fenix_tools.cnn.pooling on tuning data only (generator seeds 77 and 78, 200
+    # scenes, true grids; the held-out fold of pbr train rooms), cells wrong at weight
+    # 0 / 0.5 / 0.65 / 0.8 / 1: out of the box, generator 0.46 / 0.30 / 0.37 / 0.40 / 0.50%,
+    # pbr fold 4.40 / 1.48 / 0.74 / 0.11 / 0.14%; calibrated (generator only: the pbr
+    # train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.11 / 0.27%.
+    cnn_weight: float = 0.8
+    cnn_weight_calibrated: float = 0.65
     heights: HeightConfig = DEFAULT_HEIGHTS
     hands: HandConfig = DEFAULT_HANDS
 
@@ -187,8 +192,9 @@ class CellReader:
 
     Colours come from ``config.classifier``: "perceptron", the feature net of
     :mod:`.colour`; "cnn", the :class:`~.classifier.CellClassifier` on every cell's
-    patch; or "both" (the default: the perceptron out of the box, and once a room is
-    learned both, their probabilities pooled). Each reads with the room the calibration
+    patch; or "both" (the default: the two pooled, :func:`pooled`, the CNN weighing
+    ``config.cnn_weight`` out of the box and ``config.cnn_weight_calibrated`` once a room
+    is learned). Each reads with the room the calibration
     learned from a start frame (``calibration.room``, written by
     :func:`calibrate_reader`) when it has one.
 
@@ -206,7 +212,6 @@ class CellReader:
         self.width, self.height = dimensions(self.board)
         self.names = cell_names(self.board)
         self.uses_cnn = config.classifier in ("cnn", "both")
-        self.uses_perceptron = config.classifier in ("perceptron", "both")
         self.classifier = shipped_classifier()
         self.net = shipped_net(self.board, "default")
         self.room_net = shipped_net(self.board, "calibrated")

@@ -19,12 +19,12 @@ the stones, blur, sensor noise, JPEG), then through
 training the batches are also turned and mirrored at random (the board's cells have no
 preferred side: the lamp and the camera may stand anywhere).
 
-The shipped model:
+The shipped model started from generator-only weights (``train.py`` as of 322537e,
+``--epochs 3 --copies 1`` on seed 101's 400 rooms: ``cnn-s0-e3-c1-n322840-002.pt``; with
+this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then:
 
-    python -m fenix_tools.cnn.train --epochs 3 --sim-share 1 --pbr-copies 0 \\
-        --train 'sim-101-*.npz'                                        # generated rooms only
-    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 \\
-        --init ROOT/checkpoints/cnn-s0-e3-...-002.pt                    # + every pbr train room
+    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 \
+        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt              # + every pbr train room
 
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
