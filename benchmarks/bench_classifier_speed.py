@@ -3,8 +3,8 @@
 * the shipped CNN (``cv2.dnn``) on the 81 and 56 cells of a 9x9 and a 7x8 frame;
 * the budget's figure: rectify a 1280x960 frame and classify all its cells
   (``Rectifier``, ``cell_patches``, ``CnnClassifier.probabilities``), generated frames;
-* the whole ``CellReader.read`` (default classifier: the perceptron out of the box, the
-  perceptron and the CNN pooled once calibrated; heights and hands included);
+* the whole ``CellReader.read`` (default classifier: the perceptron and the CNN pooled,
+  out of the box and calibrated; heights and hands included);
 * the Pi 4 estimate: a reference network with a published Pi 4 time, MobileNet-v1 at
   224x224 (0.57 G multiply-adds; about 87 ms on a Pi 4 CPU, see
   ``../shared/notes/perception.md``), is timed here through the same ``cv2.dnn`` on one

@@ -4,10 +4,10 @@
 "rectified" image of ``pixels_per_cell`` pixels per cell, so every cell is the same
 patch and all cells are read at once with array operations:
 
-* colour: board-relative features read by the perceptron of :mod:`.colour`, and once a
-  frame of known layout has taught the room, every cell's patch (the cell and some
-  context) read by the :class:`~.classifier.CellClassifier` (a small CNN, its last
-  layer refitted to the room) as well, the two pooled;
+* colour: board-relative features read by the perceptron of :mod:`.colour`, and every
+  cell's patch (the cell and some context) read by the
+  :class:`~.classifier.CellClassifier` (a small CNN, its last layer refitted to the room
+  once a frame of known layout has taught it), the two pooled;
 * height: :mod:`.heights` (the parallax of each stack's top disc), None where unsure;
 * hands: :mod:`.hands` (margin runs plus cells whose board-relative features
   (:mod:`.colour`) fit no colour).
@@ -37,6 +37,15 @@ class ReaderConfig:
     pad_cells: float = 0.5              # margin rectified around the grid (hand detection)
     self_changed: float = 0.25          # share of cells the frame's own means may change
     classifier: str = "both"            # "cnn", "perceptron" (the features' net) or "both"
+    # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
+    # perceptron's) out of the box and once a start frame has calibrated the room. Tuned
+    # by fenix_tools.cnn.pooling on tuning data only (generator seeds 77 and 78, 200
+    # scenes, true grids; the held-out fold of pbr train rooms), cells wrong at weight
+    # 0 / 0.5 / 0.65 / 0.8 / 1: out of the box, generator 0.46 / 0.30 / 0.37 / 0.40 / 0.50%,
+    # pbr fold 4.40 / 1.48 / 0.74 / 0.11 / 0.14%; calibrated (generator only: the pbr
+    # train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.11 / 0.27%.
+    cnn_weight: float = 0.8
+    cnn_weight_calibrated: float = 0.65
     heights: HeightConfig = DEFAULT_HEIGHTS
     hands: HandConfig = DEFAULT_HANDS
 
@@ -166,9 +175,10 @@ class _RoomOf:
         return cls(room, RoomHead.from_json(head, width))
 
 
-def _geometric_mean(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """Two classifiers' probabilities pooled: the normalised geometric mean."""
-    R = np.sqrt(np.maximum(P, 1e-12) * np.maximum(Q, 1e-12))
+def pooled(P: np.ndarray, Q: np.ndarray, weight: float) -> np.ndarray:
+    """Two classifiers' probabilities pooled: the normalised weighted geometric mean
+    ``P ** weight * Q ** (1 - weight)`` (``weight`` 1 is ``P`` alone, 0 ``Q`` alone)."""
+    R = np.exp(weight * np.log(np.maximum(P, 1e-12)) + (1.0 - weight) * np.log(np.maximum(Q, 1e-12)))
     return R / R.sum(axis=1, keepdims=True)
 
 
@@ -182,8 +192,9 @@ class CellReader:
 
     Colours come from ``config.classifier``: "perceptron", the feature net of
     :mod:`.colour`; "cnn", the :class:`~.classifier.CellClassifier` on every cell's
-    patch; or "both" (the default: the perceptron out of the box, and once a room is
-    learned both, their probabilities pooled). Each reads with the room the calibration
+    patch; or "both" (the default: the two pooled, :func:`pooled`, the CNN weighing
+    ``config.cnn_weight`` out of the box and ``config.cnn_weight_calibrated`` once a room
+    is learned). Each reads with the room the calibration
     learned from a start frame (``calibration.room``, written by
     :func:`calibrate_reader`) when it has one.
 
@@ -201,7 +212,6 @@ class CellReader:
         self.width, self.height = dimensions(self.board)
         self.names = cell_names(self.board)
         self.uses_cnn = config.classifier in ("cnn", "both")
-        self.uses_perceptron = config.classifier in ("perceptron", "both")
         self.classifier = shipped_classifier()
         self.net = shipped_net(self.board, "default")
         self.room_net = shipped_net(self.board, "calibrated")
@@ -260,20 +270,23 @@ class CellReader:
         labels = np.concatenate([np.asarray(y) for _, y in lessons])
         return _RoomOf(Room.learn(X, looks, labels), self.classifier.learn_room(E, labels)).to_json()
 
+    def cnn_weight(self) -> float:
+        """How much the CNN weighs in this reader's colours now (1: alone, 0: not read)."""
+        if self.config.classifier != "both":
+            return float(self.config.classifier == "cnn")
+        return self.config.cnn_weight_calibrated if self.calibrated else self.config.cnn_weight
+
     def colours(self, rect: Rectified, X: np.ndarray, corners: np.ndarray) -> np.ndarray:
         """(cells x 3) colour probabilities, CLASSES order, of one rectified frame."""
+        w = self.cnn_weight()
         P = Q = None
-        # Pooled, the CNN reads only once the room has taught it: out of the box it reads
-        # the dark 9x9 face worse than the perceptron, and pooling then costs more than it
-        # gains (generated rooms, tuning seed 77, 30 scenes: perceptron 0.31%, pooled
-        # 0.73%, CNN 1.41% of cells wrong; calibrated 0.21%, 0.05%, 0.63%).
-        if self.uses_cnn and (self.calibrated or not self.uses_perceptron):
+        if w > 0:
             P = self.classifier.probabilities(self.patches(rect), self.room.head if self.room else None)
-        if self.uses_perceptron:
+        if w < 1:
             Q = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
         if P is None or Q is None:
             return P if Q is None else Q
-        return _geometric_mean(P, Q)
+        return pooled(P, Q, w)
 
     def probabilities(self, X: np.ndarray, looks: Optional[np.ndarray]) -> np.ndarray:
         """The perceptron's (cells x 3) colour probabilities, CLASSES order.

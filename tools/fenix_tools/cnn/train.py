@@ -1,30 +1,36 @@
 """Train the cell CNN, calibrate its confidences and export it into the package.
 
-    PYTHONPATH=tools python -m fenix_tools.cnn.train [--epochs 12] [--root /work/data/reader]
+    PYTHONPATH=tools python -m fenix_tools.cnn.train [--epochs 8] [--root /work/data/reader]
 
 Examples are the patch chunks :mod:`.data` wrote under ``ROOT/patches``: the generated
-rooms of seed 101 (and the physically based renderer's ``pbr-train.npz`` when present)
-train; seed 201's rooms are held out to pick the temperature that makes the confidences
-honest (temperature scaling, by the negative log-likelihood; the expected calibration
-error before and after is printed). Each frame's patches go through
-:func:`fenix_table.vision.classifier.net_input`, the reader's own preprocessing, with the
-patches turned and mirrored at random (the board's cells have no preferred side: the lamp
-and the camera may stand anywhere), and every training frame once more in other light
-(:func:`photometric`).
+rooms of seed 101 and the physically based renderer's train split (``pbr-train.npz``).
+Held out, for tuning only: seed 201's generated rooms, and one fold of the physically
+based train rooms (every ``--pbr-every``-th room, both its crops; the eval split is
+never read here). The temperature that makes the confidences honest is fitted on both
+(temperature scaling, by the negative log-likelihood; the expected calibration error
+before and after is printed), and both errors are printed after every epoch.
 
-The physically based frames are few: each gets ``--pbr-copies`` copies in other light,
-and every ``--pbr-every``-th one is held out (with its copies) and its error printed per
-epoch, to tell whether they help. The shipped model was trained in two steps:
+Every epoch draws its examples afresh (:func:`epoch_inputs`): a share of the generated
+frames and ``--pbr-copies`` copies of every physically based training frame, each copy
+but the first in other light and through another camera (:func:`relight`: white balance
+from warm to cool, exposure and gamma, lamp highlights and a veil of reflected light on
+the stones, blur, sensor noise, JPEG), then through
+:func:`fenix_table.vision.classifier.net_input`, the reader's own preprocessing; in
+training the batches are also turned and mirrored at random (the board's cells have no
+preferred side: the lamp and the camera may stand anywhere).
 
-    python -m fenix_tools.cnn.train --epochs 3 --copies 1              # seed 101's 400 rooms
-    python -m fenix_tools.cnn.train --epochs 2 --lr 5e-4 \
-        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt \
-        --train 'sim-101-00[0-5].npz,pbr-train.npz'                     # + the first 72 pbr frames
+The shipped model started from generator-only weights (``train.py`` as of 322537e,
+``--epochs 3 --copies 1`` on seed 101's 400 rooms: ``cnn-s0-e3-c1-n322840-002.pt``; with
+this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then:
+
+    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 \
+        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt              # + every pbr train room
 
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
-``ROOT/checkpoints`` (the run resumes from the newest). Deterministic for a seed. The
-exported ``fenix_table/vision/cell_cnn.onnx`` carries the temperature folded into its
-last layer, and ``cell_cnn.json`` that layer's weights (what a room is refitted from).
+``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
+the run's seed and the epoch, so a resumed run is the run). The exported
+``fenix_table/vision/cell_cnn.onnx`` carries the temperature folded into its last layer,
+and ``cell_cnn.json`` that layer's weights (what a room is refitted from).
 """
 from __future__ import annotations
 
@@ -33,8 +39,9 @@ import glob
 import json
 import os
 import sys
-from typing import Sequence, Tuple
+from typing import List, Sequence, Tuple
 
+import cv2
 import numpy as np
 
 from fenix_table.vision.classifier import CLASSES, HEAD_PATH, MODEL_PATH, PATCH, net_input
@@ -46,43 +53,104 @@ from .data import ROOT
 MODEL_OUT = os.path.join(CHECKOUT, "fenix_table", "vision", os.path.basename(MODEL_PATH))
 HEAD_OUT = os.path.join(CHECKOUT, "fenix_table", "vision", os.path.basename(HEAD_PATH))
 FEATURES = 32
+EMPTY, RED, BLACK = range(3)
+
+# Patch pixel coordinates, for the stone-shaped parts of relight.
+_YY, _XX = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32) + 0.5
+_MID = PATCH / 2.0
 
 
-def photometric(rng: np.random.Generator, patches: np.ndarray) -> np.ndarray:
-    """One frame's patches in other light: a colour cast, brighter or dimmer, another
-    gamma, more sensor noise (every room's cells are alike, so new rooms are what teach)."""
-    x = patches.astype(np.float32) / 255.0
-    x = x ** np.exp(rng.normal(0, 0.2))
-    x = x * np.exp(rng.normal(0, 0.1, 3)) * np.exp(rng.uniform(-0.7, 0.25))
-    x = x * 255.0 + rng.normal(0, rng.uniform(0, 4), x.shape)
-    return np.clip(x, 0, 255).astype(np.uint8)
+def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """One frame's patches (uint8 BGR) in other light and through another camera: what
+    the physically based renders showed the reader gets wrong (glossy and lacquered black
+    stones on the dark face under warm lamps, read as empty).
+
+    Per frame: a white balance from warm to cool, exposure and gamma; per stone, with
+    some chance, small bright lamp highlights and a veil of reflected light over its
+    disc (a glossy black stone looks grey); now and then a highlight on bare board (a
+    laminated face shines too, so a highlight alone must not mean a stone); then
+    blur, sensor noise and JPEG."""
+    x = patches.astype(np.float32) * (1.0 / 255)
+    n = len(x)
+    warm = rng.uniform(-0.35, 0.6)                       # > 0: a tungsten lamp's cast
+    gains = np.exp(rng.normal(0, 0.06, 3) + np.array([-0.5, 0.0, 0.5]) * warm)      # B, G, R
+    x = np.clip(x, 0, 1) ** np.exp(rng.normal(0, 0.18))
+    x = x * (gains * np.exp(rng.uniform(-0.9, 0.35))).astype(np.float32)
+    lamp = np.array([rng.uniform(0.55, 1.0), rng.uniform(0.8, 1.0), 1.0], np.float32)  # warm white, BGR
+    if rng.random() < 0.6:
+        stone = labels > 0
+        shine = rng.random(n) < np.where(labels == BLACK, 0.6, np.where(labels == RED, 0.35, 0.04))
+        for i in np.flatnonzero(shine):
+            cx, cy = _MID + rng.normal(0, 1.2, 2)
+            if stone[i] and labels[i] == BLACK and rng.random() < 0.6:
+                # Reflected room light over the whole disc: a glossy black reads grey.
+                disc = np.clip(6.6 - np.hypot(_XX - cx, _YY - cy), 0, 1)
+                x[i] += (rng.uniform(0.04, 0.3) * disc)[..., None] * lamp
+            for _ in range(int(rng.integers(1, 3))):
+                # A lamp's image: small and sharp (lacquer) or broad (satin), often a streak.
+                hx, hy = np.array([cx, cy]) + rng.uniform(-4.5, 4.5, 2)
+                sx, sy = rng.uniform(0.5, 2.2), rng.uniform(0.5, 2.2) * (rng.uniform(1, 3) if rng.random() < 0.4 else 1)
+                t = rng.uniform(0, np.pi)
+                u = (_XX - hx) * np.cos(t) + (_YY - hy) * np.sin(t)
+                v = -(_XX - hx) * np.sin(t) + (_YY - hy) * np.cos(t)
+                blob = np.exp(-0.5 * ((u / sx) ** 2 + (v / sy) ** 2))
+                x[i] += (rng.uniform(0.3, 1.4) * blob)[..., None] * lamp
+    x = np.clip(x, 0, 1)
+    if rng.random() < 0.35:
+        s = rng.uniform(0.3, 1.1)
+        x = np.stack([cv2.GaussianBlur(p, (0, 0), s) for p in x])
+    x = x + rng.normal(0, rng.uniform(0, 5) / 255, x.shape).astype(np.float32)
+    out = np.clip(x * 255 + 0.5, 0, 255).astype(np.uint8)
+    if rng.random() < 0.35:
+        # JPEG over the frame's patches stacked (24 px: whole 8x8 blocks per patch).
+        ok, buf = cv2.imencode(".jpg", out.reshape(n * PATCH, PATCH, 3), [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 92))])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR).reshape(out.shape)
+    return out
 
 
-def load(paths: Sequence[str], copies: int = 0, seed: int = 0
-         ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(inputs float16 (N,3,P,P), labels, room, frame, start) of every labelled cell in
-    ``paths``, each frame preprocessed on its own as the reader does, and ``copies``
-    more of each frame in other light (:func:`photometric`); rooms and frames numbered
-    apart across files."""
-    rng = np.random.default_rng(seed)
-    xs, ys, rs, fs, ss = [], [], [], [], []
-    frames = 0
+Frame = Tuple[np.ndarray, np.ndarray, int]      # patches (uint8), labels (-1: not an example), room
+
+
+def load_frames(paths: Sequence[str]) -> List[Frame]:
+    """Every frame (one grid's crop of one picture) of the patch chunks ``paths``: its
+    patches, labels and room (rooms numbered apart across files)."""
+    frames: List[Frame] = []
     for k, path in enumerate(paths):
         d = np.load(path)
-        patches, labels, frame, room, start = d["patches"], d["labels"], d["frame"], d["room"], d["start"]
+        patches, labels, frame, room = d["patches"], d["labels"], d["frame"], d["room"]
         bounds = np.flatnonzero(np.diff(frame)) + 1
-        spans = list(zip(np.r_[0, bounds], np.r_[bounds, len(frame)]))
-        for copy, (lo, hi) in [(c, span) for c in range(1 + copies) for span in spans]:
-            keep = labels[lo:hi] >= 0
-            n = int(keep.sum())
-            p = patches[lo:hi] if copy == 0 else photometric(rng, patches[lo:hi])
-            xs.append(net_input(p)[keep].astype(np.float16))
-            ys.append(labels[lo:hi][keep].astype(np.int64))
-            rs.append(np.full(n, k * 1_000_000 + int(room[lo]), np.int64))
-            fs.append(np.full(n, frames, np.int64))
-            ss.append(np.full(n, bool(start[lo]), np.bool_))
-            frames += 1
-    return tuple(np.concatenate(a) for a in (xs, ys, rs, fs, ss))
+        for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(frame)]):
+            frames.append((patches[lo:hi], labels[lo:hi].astype(np.int64), k * 1_000_000 + int(room[lo])))
+    return frames
+
+
+def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequence[bool] = ()
+           ) -> Tuple[np.ndarray, np.ndarray]:
+    """(net inputs float16 (N,3,P,P), labels) of the labelled cells of ``frames``, each
+    frame preprocessed on its own as the reader does; the frames ``relit`` marks first
+    through :func:`relight`."""
+    xs, ys = [], []
+    for i, (patches, labels, _) in enumerate(frames):
+        if relit and relit[i]:
+            patches = relight(rng, patches, labels)
+        keep = labels >= 0
+        xs.append(net_input(patches)[keep].astype(np.float16))
+        ys.append(labels[keep])
+    if not xs:
+        return np.zeros((0, 3, PATCH, PATCH), np.float16), np.zeros(0, np.int64)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def epoch_inputs(seed: int, epoch: int, sim: Sequence[Frame], pbr: Sequence[Frame], sim_share: float,
+                 sim_relit: float, pbr_copies: int) -> Tuple[np.ndarray, np.ndarray]:
+    """One epoch's examples: a ``sim_share`` of the generated frames (a ``sim_relit``
+    share of those relit) and ``pbr_copies`` copies of every physically based frame, all
+    but the first relit; drawn from (seed, epoch) alone."""
+    rng = np.random.default_rng([seed, epoch])
+    take = [f for f in sim if rng.random() < sim_share]
+    frames = take + [f for _ in range(pbr_copies) for f in pbr]
+    relit = [rng.random() < sim_relit for _ in take] + [c > 0 for c in range(pbr_copies) for _ in pbr]
+    return inputs(frames, rng, relit)
 
 
 def make_net():
@@ -177,26 +245,35 @@ def export(torch, net, T: float, model_out: str, head_out: str, note: str) -> No
         fh.write("\n")
 
 
+def error_line(torch, net, label: str, X: np.ndarray, y: np.ndarray) -> str:
+    """``label``'s cell errors, and how many of them are black stones read as empty."""
+    guess = logits_of(torch, net, X).argmax(axis=1)
+    miss = int((guess == EMPTY)[y == BLACK].sum())
+    return f"{label} {100 * (guess != y).mean():.3f}% of {len(y)} ({miss} black read as empty)"
+
+
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description="train, calibrate and export the cell CNN")
     parser.add_argument("--root", default=ROOT)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--train", default="sim-101-*.npz,pbr-train.npz", help="patch files (globs, comma-separated)")
-    parser.add_argument("--held-out", default="sim-201-*.npz", help="for the temperature")
+    parser.add_argument("--held-out", default="sim-201-*.npz", help="generated rooms held out (tuning)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--copies", type=int, default=1, help="more copies of each training frame in other light")
+    parser.add_argument("--sim-share", type=float, default=0.5, help="share of the generated frames drawn each epoch")
+    parser.add_argument("--sim-relit", type=float, default=0.5, help="share of those relit (relight)")
+    parser.add_argument("--pbr-copies", type=int, default=3,
+                        help="copies of each physically based training frame per epoch, all but one relit")
+    parser.add_argument("--pbr-every", type=int, default=5,
+                        help="every this many physically based train rooms one is held out (0: none)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", help="start from this checkpoint's weights (fine-tuning)")
     parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--pbr-copies", type=int, default=3,
-                        help="copies in other light of each physically based training frame")
-    parser.add_argument("--pbr-every", type=int, default=5,
-                        help="every this many physically based training frames one is held out (0: none)")
     parser.add_argument("--out", default=MODEL_OUT)
     parser.add_argument("--head-out", default=HEAD_OUT)
     args = parser.parse_args(list(argv))
     import torch
     torch.set_num_threads(min(args.threads, 2))
+    cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     # (".tmp.npz": a chunk still being written)
     pick = lambda spec: sorted(p for g in spec.split(",") for p in glob.glob(os.path.join(args.root, "patches", g))
@@ -205,40 +282,29 @@ def main(argv: Sequence[str] = ()) -> int:
     if not train_files or not held_files:
         print(f"no patch files under {args.root}/patches (run fenix_tools.cnn.data first)", file=sys.stderr)
         return 2
-    sim_files = [p for p in train_files if not os.path.basename(p).startswith("pbr-")]
-    pbr_files = [p for p in train_files if os.path.basename(p).startswith("pbr-")]
-    X, y = load(sim_files, args.copies, args.seed)[:2]
-    Xp = np.zeros((0,) + X.shape[1:], X.dtype)
-    yp = np.zeros(0, y.dtype)
-    for path in pbr_files:
-        # The physically based frames are few: more copies of each in other light, and
-        # every ``pbr_every``-th frame held out (with its copies) to tell whether they help.
-        Xo, yo, _, frame_o, _ = load([path])
-        frames = int(frame_o.max()) + 1
-        Xq, yq, _, frame_q, _ = load([path], args.pbr_copies, args.seed)
-        if args.pbr_every:
-            held_o, held_q = frame_o % args.pbr_every == 0, (frame_q % frames) % args.pbr_every == 0
-        else:
-            held_o, held_q = np.zeros(len(yo), bool), np.zeros(len(yq), bool)
-        X, y = np.concatenate([X, Xq[~held_q]]), np.concatenate([y, yq[~held_q]])
-        Xp, yp = np.concatenate([Xp, Xo[held_o]]), np.concatenate([yp, yo[held_o]])
-    Xh, yh = load(held_files)[:2]
-    print(f"training cells {len(y)} from {len(train_files)} files, held out {len(yh)}; "
-          f"classes {np.bincount(y, minlength=3).tolist()}", flush=True)
+    sim = load_frames([p for p in train_files if not os.path.basename(p).startswith("pbr-")])
+    pbr_all = load_frames([p for p in train_files if os.path.basename(p).startswith("pbr-")])
+    # A fold of whole rooms (both crops of a picture) held out, never a crop of a room trained on.
+    fold = [args.pbr_every > 0 and room % args.pbr_every == 0 for _, _, room in pbr_all]
+    pbr = [f for f, held in zip(pbr_all, fold) if not held]
+    Xp, yp = inputs([f for f, held in zip(pbr_all, fold) if held])
+    Xh, yh = inputs(load_frames(held_files))
+    print(f"training frames: {len(sim)} generated (a {args.sim_share} share each epoch), {len(pbr)} physically "
+          f"based x {args.pbr_copies}; held out {len(yh)} generated cells, {len(yp)} physically based", flush=True)
     net = make_net()
     if args.init:
         net.load_state_dict(torch.load(args.init)["net"])
         net.eval()
-        if len(yp):
-            print(f"before: held-out physically based cells "
-                  f"{100 * (logits_of(torch, net, Xp).argmax(axis=1) != yp).mean():.3f}%", flush=True)
+        print(error_line(torch, net, "before: held-out generated", Xh, yh) + ", "
+              + error_line(torch, net, "physically based", Xp, yp), flush=True)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
     ckdir = os.path.join(args.root, "checkpoints")
     os.makedirs(ckdir, exist_ok=True)
-    tag = f"cnn-s{args.seed}-e{args.epochs}-c{args.copies}-n{len(y)}" + ("-ft" if args.init else "")
+    tag = (f"cnn-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
+           + (f"-ft-{os.path.basename(args.init)[:-3]}" if args.init else ""))
     first = 0
-    done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-*.pt")))
+    done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-[0-9][0-9][0-9].pt")))
     if done:
         state = torch.load(done[-1])
         net.load_state_dict(state["net"])
@@ -247,11 +313,12 @@ def main(argv: Sequence[str] = ()) -> int:
         first = state["epoch"] + 1
         torch.set_rng_state(state["rng"])
         print(f"resumed from {done[-1]}", flush=True)
-    # Classes weighted toward balance: black stones are the rarest and the hardest.
-    weight = torch.tensor(len(y) / (3.0 * np.bincount(y, minlength=3)), dtype=torch.float32) ** 0.5
-    loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
     batch = 512
     for epoch in range(first, args.epochs):
+        X, y = epoch_inputs(args.seed, epoch, sim, pbr, args.sim_share, args.sim_relit, args.pbr_copies)
+        # Classes weighted toward balance: black stones are the rarest and the hardest.
+        weight = torch.tensor(len(y) / (3.0 * np.bincount(y, minlength=3)), dtype=torch.float32) ** 0.5
+        loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
         net.train()
         order = torch.randperm(len(y)).numpy()
         total = 0.0
@@ -265,22 +332,22 @@ def main(argv: Sequence[str] = ()) -> int:
             total += float(loss.detach()) * len(idx)
         sched.step()
         net.eval()
-        err = (logits_of(torch, net, Xh).argmax(axis=1) != yh).mean()
-        line = f"epoch {epoch}: loss {total / len(y):.4f}, held-out errors {100 * err:.3f}%"
-        if len(yp):
-            line += f", held-out physically based cells {100 * (logits_of(torch, net, Xp).argmax(axis=1) != yp).mean():.3f}%"
-        print(line, flush=True)
+        print(f"epoch {epoch}: {len(y)} cells, loss {total / len(y):.4f}; "
+              + error_line(torch, net, "held-out generated", Xh, yh) + "; "
+              + error_line(torch, net, "physically based", Xp, yp), flush=True)
         torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch, "rng": torch.get_rng_state()},
                    os.path.join(ckdir, f"{tag}-{epoch:03d}.pt"))
     net.eval()
-    L = logits_of(torch, net, Xh)
-    T = fit_temperature(L, yh)
-    print(f"temperature {T:.3f}: held-out ECE {100 * ece(softmax(L), yh):.3f}% -> "
-          f"{100 * ece(softmax(L / T), yh):.3f}%, NLL {nll(L, yh, 1.0):.4f} -> {nll(L, yh, T):.4f}", flush=True)
-    init = f"--init {os.path.basename(args.init)} --lr {args.lr} " if args.init else ""
+    Xt, yt = np.concatenate([Xh, Xp]), np.concatenate([yh, yp])
+    L = logits_of(torch, net, Xt)
+    T = fit_temperature(L, yt)
+    print(f"temperature {T:.3f}: held-out ECE {100 * ece(softmax(L), yt):.3f}% -> "
+          f"{100 * ece(softmax(L / T), yt):.3f}%, NLL {nll(L, yt, 1.0):.4f} -> {nll(L, yt, T):.4f}", flush=True)
+    init = f"--init {os.path.basename(args.init)} --lr {args.lr} " if args.init else f"--lr {args.lr} "
     note = (f"trained by python -m fenix_tools.cnn.train --epochs {args.epochs} --seed {args.seed} "
-            f"--copies {args.copies} {init}--train {args.train} --held-out {args.held_out} ({len(y)} cells)")
+            f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
+            f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}")
     export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
     return 0

@@ -1,0 +1,145 @@
+"""Which cell classifier the reader ships, and how much the CNN weighs in the pool, tuned on
+tuning data only: the generator's tuning seeds (never a benchmark's seed) and the fold
+of physically based train rooms :mod:`.train` holds out (never the eval split, never the
+independent renderer).
+
+    PYTHONPATH=tools python -m fenix_tools.cnn.pooling [--seeds 77] [--scenes 60] \\
+        [--model cell_cnn.onnx --head cell_cnn.json]
+
+Per generated scene, as ``benchmarks/bench_vision.py`` makes them (a start frame and a
+game frame from one camera, a quarter of the game frames with a forearm), read through
+the true grid: the perceptron and the CNN out of the box, and both calibrated from the
+start frame (the perceptron's room from :func:`~fenix_table.vision.cells.calibrate_reader`,
+the CNN's refitted last layer from the same start frame). Per physically based fold room
+(one frame, no start frame): both out of the box. Then every weight ``w`` of the pooled
+reading ``P_cnn ** w * P_perceptron ** (1 - w)`` (normalised; 0 is the perceptron alone,
+1 the CNN alone) is scored, out of the box and calibrated.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+from typing import Dict, List, Sequence
+
+import cv2
+import numpy as np
+
+from fenix_table.board import cell_names
+from fenix_table.rules import Position
+from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader, pooled
+from fenix_table.vision.classifier import HEAD_PATH, MODEL_PATH, CnnClassifier
+from fenix_table.vision.colour import layout_labels
+from fenix_table.vision.types import Calibration
+
+from .data import fitted_corners, pbr_frames, truth_labels
+
+PERCEPTRON = replace(DEFAULT_READER, classifier="perceptron")
+WEIGHTS = (0.0, 0.2, 0.35, 0.5, 0.65, 0.8, 1.0)
+
+
+class Readings:
+    """Per-cell probabilities of both classifiers, and the labels, gathered over frames."""
+
+    def __init__(self):
+        self.cnn: List[np.ndarray] = []
+        self.perceptron: List[np.ndarray] = []
+        self.labels: List[np.ndarray] = []
+        self.nine: List[np.ndarray] = []
+
+    def add(self, P: np.ndarray, Q: np.ndarray, labels: np.ndarray, board: str) -> None:
+        keep = labels >= 0
+        self.cnn.append(P[keep])
+        self.perceptron.append(Q[keep])
+        self.labels.append(labels[keep])
+        self.nine.append(np.full(int(keep.sum()), board == "9x9"))
+
+    def line(self, label: str) -> str:
+        if not self.labels:
+            return f"{label}: no cells"
+        P, Q, y, nine = (np.concatenate(a) for a in (self.cnn, self.perceptron, self.labels, self.nine))
+        parts = []
+        for w in WEIGHTS:
+            wrong = pooled(P, Q, w).argmax(axis=1) != y
+            parts.append(f"w {w:g}: {int(wrong.sum())} ({100 * wrong.mean():.3f}%; 9x9 {int(wrong[nine].sum())})")
+        return f"{label}, {len(y)} cells: " + ", ".join(parts)
+
+
+def cnn_readings(clf: CnnClassifier, reader: CellReader, bgr: np.ndarray, head=None) -> np.ndarray:
+    return clf.probabilities(reader.patches(reader.rectifier(bgr)), head)
+
+
+def generated(clf: CnnClassifier, seed: int, scenes: int, size, plain: Readings, calibrated: Readings) -> None:
+    from fenix_tools.sim import random_placement, random_scene, render_frame
+    rng = np.random.default_rng(seed)
+    for i in range(scenes):
+        # As bench_vision makes its scenes (same draws, in the same order).
+        board = ("9x9", "7x8")[i % 2]
+        scene = random_scene(rng, board, image_size=size, hand=False)
+        start = Position.start(board).stacks()
+        start_bgr, start_truth = render_frame(start, board, scene, rng)
+        game_scene = replace(scene, hand=True) if rng.random() < 0.25 else scene
+        placement = random_placement(rng, board)
+        bgr, truth = render_frame(placement, board, game_scene, rng)
+        cal = Calibration(board, size, tuple(map(tuple, truth.fitted_corners())))
+        start_cal = Calibration(board, size, tuple(map(tuple, start_truth.fitted_corners())))
+        labels = truth_labels(cal, truth.cell_centres, truth.placement, truth.occluded_cells)
+        reader = CellReader(cal, PERCEPTRON)
+        rect = reader.rectifier(bgr)
+        X, _ = reader.features(rect)
+        plain.add(cnn_readings(clf, reader, bgr), reader.probabilities(X, None), labels, board)
+        try:
+            fitted = calibrate_reader(start_bgr, start_cal, start, PERCEPTRON)
+        except ValueError:
+            continue
+        s_reader = CellReader(start_cal, PERCEPTRON)
+        _, feats = clf.embed(s_reader.patches(s_reader.rectifier(start_bgr)))
+        head = clf.learn_room(feats, layout_labels(start, cell_names(board)))
+        reader = CellReader(replace(cal, room=fitted.room), PERCEPTRON)
+        X, corners = reader.features(rect)
+        calibrated.add(cnn_readings(clf, reader, bgr, head), reader.probabilities(X, reader.looks(rect, corners)),
+                       labels, board)
+
+
+def physically_based(clf: CnnClassifier, frames_root: str, every: int, plain: Readings) -> None:
+    for k, (name, bgr, meta) in enumerate(pbr_frames("train", frames_root)):
+        if every <= 0 or k % every:
+            continue                    # trained on: only the held-out fold tunes
+        board, size = meta["board"], tuple(meta["image_size"])
+        centres = {c: tuple(v) for c, v in meta["cell_centres"].items()}
+        placement = {c: tuple(v) for c, v in meta["placement"].items()}
+        cal = Calibration(board, size, tuple(map(tuple, fitted_corners(board, centres))))
+        labels = truth_labels(cal, centres, placement, tuple(meta.get("hand_cells", ())))
+        reader = CellReader(cal, PERCEPTRON)
+        X, _ = reader.features(reader.rectifier(bgr))
+        plain.add(cnn_readings(clf, reader, bgr), reader.probabilities(X, None), labels, board)
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description="tune the reader's classifier pool on tuning data")
+    parser.add_argument("--seeds", default="77", help="generator tuning seeds, comma-separated")
+    parser.add_argument("--scenes", type=int, default=60)
+    parser.add_argument("--size", default="1280x960")
+    parser.add_argument("--frames-root", default="/work/data/pbr/frames")
+    parser.add_argument("--pbr-every", type=int, default=5, help="the fold train.py held out")
+    parser.add_argument("--model", default=MODEL_PATH)
+    parser.add_argument("--head", default=HEAD_PATH)
+    args = parser.parse_args(list(argv))
+    cv2.setNumThreads(1)
+    clf = CnnClassifier(args.model, args.head)
+    size = tuple(int(v) for v in args.size.split("x"))
+    sets: Dict[str, Readings] = {"generator, out of the box": Readings(), "generator, calibrated": Readings(),
+                                 "pbr train fold, out of the box": Readings()}
+    for seed in (int(s) for s in args.seeds.split(",") if s):
+        generated(clf, seed, args.scenes, size, sets["generator, out of the box"], sets["generator, calibrated"])
+    if os.path.isdir(os.path.join(args.frames_root, "train")):
+        physically_based(clf, args.frames_root, args.pbr_every, sets["pbr train fold, out of the box"])
+    print(f"model {args.model}; pooled P_cnn^w P_perceptron^(1-w), cell errors:")
+    for label, readings in sets.items():
+        print(readings.line(label))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
