@@ -21,10 +21,11 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, Iterable, Optional
 
-from ..rules import Move, Position, Rules
+from ..rules import Move, Position, Rules, legal_moves
+from .evaluate import DEAD_END
 from .search import WIN_BOUND, Analysis, Searcher
 
 #: Default time per move here (about 2 s on a Raspberry Pi 4; see
@@ -36,24 +37,56 @@ DEFAULT_MOVETIME = 0.4
 class Level:
     """How one level searches: a depth cap (None: as deep as time allows), the random
     spread added to each root move's score (hundredths of a stone), whether captures are
-    followed past the horizon, and the share of the time budget it uses."""
+    followed past the horizon, the share of the time budget it uses, and how often it
+    overlooks something (the chance that a move is another one, picked at random among
+    those that do not lose the game by force)."""
 
     depth: Optional[int]
     noise: int
     quiescence: bool
     time_share: float
+    oversight: float = 0.0
+
+    def search(self, searcher: Searcher, position: Position, *,
+               movetime: Optional[float], depth: Optional[int] = None,
+               history: Iterable[Position] = (), rng: Optional[random.Random] = None,
+               progress=None) -> Analysis:
+        """This level's move in ``position`` with ``searcher`` (made with this level's
+        ``quiescence``), in ``movetime`` seconds (its share of them) and ``depth``."""
+        rng = rng or random.Random()
+        cap = self.depth
+        if depth is not None:
+            cap = depth if cap is None else min(cap, depth)
+        budget = None if movetime is None else movetime * self.time_share
+        found = searcher.search(position, max_depth=cap, movetime=budget, history=history,
+                                noise=self.noise, rng=rng, progress=progress)
+        if self.oversight and rng.random() < self.oversight:
+            # Self-play draws between levels that only search less deep: in FENIX two
+            # careful players lock the board up. A level below the strongest slips now
+            # and then, as people do, and the stronger side can win from it.
+            scores = found.root_scores
+            others = sorted(t for t, v in scores.items()
+                            if t != found.move.token and v > -DEAD_END // 2)
+            if others:
+                token = rng.choice(others)
+                move = next(m for m in legal_moves(position, searcher.rules)
+                            if m.token == token)
+                found = replace(found, move=move, score=scores[token], line=[move])
+        return found
 
 
-# Each level gives up one thing against the next: time, depth, or a little randomness.
-# Level 1 does not follow captures past its one ply, so it walks into recaptures.
+# Each level gives up something against the next: time, depth, a little randomness, and
+# more oversights. Level 1 does not follow captures past its one ply, so it walks into
+# recaptures. The oversight rates were laid out by self-play (each level against the one
+# below, ``benchmarks/bench_opponent.py``).
 LEVELS: Dict[int, Level] = {
-    1: Level(1, 300, False, 0.25),
-    2: Level(1, 100, True, 0.25),
-    3: Level(2, 60, True, 0.5),
-    4: Level(2, 20, True, 0.5),
-    5: Level(3, 10, True, 0.5),
-    6: Level(3, 0, True, 0.5),
-    7: Level(None, 0, True, 0.5),
+    1: Level(1, 300, False, 0.25, 0.30),
+    2: Level(1, 100, True, 0.25, 0.20),
+    3: Level(2, 60, True, 0.5, 0.14),
+    4: Level(2, 20, True, 0.5, 0.10),
+    5: Level(3, 10, True, 0.5, 0.06),
+    6: Level(3, 0, True, 0.5, 0.035),
+    7: Level(None, 0, True, 0.5, 0.015),
     8: Level(None, 0, True, 1.0),
 }
 STRONGEST = max(LEVELS)
@@ -87,14 +120,9 @@ def analyse(position: Position, rules: Rules, *, level: int = STRONGEST,
     ``movetime`` seconds: the best move, its score (hundredths of a stone, the side to
     move's view), the expected line and the effort. ``depth`` caps the depth further;
     ``history`` holds the game's earlier positions (repetition)."""
-    spec = level_of(level)
-    cap = spec.depth
-    if depth is not None:
-        cap = depth if cap is None else min(cap, depth)
-    budget = None if movetime is None else movetime * spec.time_share
-    return searcher(rules, level).search(
-        position, max_depth=cap, movetime=budget, history=history, noise=spec.noise,
-        rng=random.Random(seed), progress=progress)
+    return level_of(level).search(searcher(rules, level), position, movetime=movetime,
+                                  depth=depth, history=history, rng=random.Random(seed),
+                                  progress=progress)
 
 
 def choose(position: Position, rules: Rules, level: int = STRONGEST,

@@ -196,3 +196,23 @@ def test_scores_shrink_towards_the_no_capture_draw():
     unlimited = Rules.preset("official", no_capture_limit=0)
     assert analyse(late, unlimited, depth=2, movetime=None).score == \
         analyse(early, unlimited, depth=2, movetime=None).score
+
+
+def test_an_oversight_is_another_move_that_does_not_lose_by_force():
+    """A level's oversight plays a move other than the one it found best, never one the
+    search saw lose the game (here: stacking into the setup dead end)."""
+    import random
+
+    from fenix_table.opponent import Level
+    from fenix_table.opponent.search import Searcher
+
+    pos = Position.from_fpn(DEAD_END_SETUP)
+    rules = Rules.preset("strike")
+    careful = Level(2, 0, True, 1.0)
+    slip = Level(2, 0, True, 1.0, oversight=1.0)
+    best = careful.search(Searcher(rules), pos, movetime=None).move
+    played = {slip.search(Searcher(rules), pos, movetime=None, rng=random.Random(seed)).move.token
+              for seed in range(12)}
+    # Four legal moves: two stack into the dead end, one is the best.
+    tokens = {m.token for m in legal_moves(pos, rules)}
+    assert played == tokens - {best.token, "f1-e1", "f1-g1"} and len(played) == 1
