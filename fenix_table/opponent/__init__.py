@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, Optional
 
@@ -95,9 +96,10 @@ _SEARCHERS: Dict[tuple, Searcher] = {}
 
 
 def searcher(rules: Rules, level: int = STRONGEST) -> Searcher:
-    """A kept searcher for these rules and level (its tables help the next move)."""
+    """A kept searcher for these rules and level (its tables help the next move), one
+    per thread: at the table the computer and the coach search at the same time."""
     spec = level_of(level)
-    key = (rules, spec.quiescence)
+    key = (rules, spec.quiescence, threading.get_ident())
     found = _SEARCHERS.get(key)
     if found is None:
         if len(_SEARCHERS) > 8:
