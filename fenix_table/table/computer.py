@@ -18,8 +18,9 @@ turns it into the events ``ComputerThinking`` / ``ComputerMove`` (through
 :meth:`fenix_table.referee.Referee.expect`, which from then on takes no other move from
 the board).
 
-:class:`Coach`, asked by the players (:meth:`Coach.hint`, :meth:`Coach.review`). Its
-requests, for the display (the referee has no part in them):
+:class:`Coach`, asked by the players (:meth:`Coach.hint`, :meth:`Coach.review`); the
+table calls :meth:`Coach.follow` too, and a hint for a position the game has left is
+given up. Its requests, for the display (the referee has no part in them):
 
 * ``Action("hint_thinking", fpn, side, depth)``, then ``Action("hint_found", fpn, side,
   token, score, reason)`` (a :class:`fenix_table.opponent.coach.Reason`);
@@ -201,6 +202,13 @@ class Coach(_Worker):
         with self._cond:
             if not self._closed:
                 self._give("review", game_id, replayed)
+
+    def follow(self, referee) -> None:
+        """Look at the game: a hint for a position it has left is given up."""
+        with self._cond:
+            job = self._job
+            if job is not None and job.kind == "hint" and job.key != referee.position.fpn():
+                self._give(None)
 
     def busy(self, kind: str, key) -> bool:
         """Whether a ``kind`` job about ``key`` is in hand."""

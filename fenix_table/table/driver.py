@@ -182,8 +182,11 @@ class Table:
         events = [e if e.frame is not None else dataclasses.replace(e, frame=frame)
                   for e in events]
         changed = self.outputs.publish(events, still)
-        if self.computer is not None and self.referee is not None:
-            self.computer.follow(self.referee)   # its turn: it starts searching
+        if self.referee is not None:
+            # The computer starts on its turn; the coach gives up a hint the game has left.
+            for worker in (self.computer, self.coach):
+                if worker is not None:
+                    worker.follow(self.referee)
         return changed
 
     # -- the camera -------------------------------------------------------------------
