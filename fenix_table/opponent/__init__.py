@@ -81,13 +81,13 @@ class Level:
 # recaptures. The oversight rates were laid out by self-play (each level against the one
 # below, ``benchmarks/bench_opponent.py``).
 LEVELS: Dict[int, Level] = {
-    1: Level(1, 300, False, 0.25, 0.30),
-    2: Level(1, 100, True, 0.25, 0.20),
-    3: Level(2, 60, True, 0.5, 0.14),
-    4: Level(2, 20, True, 0.5, 0.10),
-    5: Level(3, 10, True, 0.5, 0.06),
-    6: Level(3, 0, True, 0.5, 0.035),
-    7: Level(None, 0, True, 0.5, 0.015),
+    1: Level(1, 300, False, 0.25, 0.40),
+    2: Level(1, 100, True, 0.25, 0.30),
+    3: Level(2, 60, True, 0.5, 0.22),
+    4: Level(2, 20, True, 0.5, 0.16),
+    5: Level(3, 10, True, 0.5, 0.11),
+    6: Level(3, 0, True, 0.5, 0.07),
+    7: Level(None, 0, True, 0.5, 0.04),
     8: Level(None, 0, True, 1.0),
 }
 STRONGEST = max(LEVELS)
