@@ -25,8 +25,8 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, Optional
 
-from ..rules import Move, Position, Rules, legal_moves
-from .evaluate import DEAD_END
+from ..rules import Move, Position, Rules, legal_moves, play
+from .evaluate import DEAD_END, evaluate
 from .search import WIN_BOUND, Analysis, Searcher
 
 #: Default time per move here (about 2 s on a Raspberry Pi 4; see
@@ -39,8 +39,9 @@ class Level:
     """How one level searches: a depth cap (None: as deep as time allows), the random
     spread added to each root move's score (hundredths of a stone), whether captures are
     followed past the horizon, the share of the time budget it uses, and how often it
-    overlooks something (the chance that a move is another one, picked at random among
-    those that do not lose the game by force)."""
+    overlooks the reply (the chance that it plays the move that looks best as it stands
+    after it, with the opponent's compulsory captures unseen, among the moves that do not
+    lose the game by force: a beginner's mistake)."""
 
     depth: Optional[int]
     noise: int
@@ -62,17 +63,17 @@ class Level:
         found = searcher.search(position, max_depth=cap, movetime=budget, history=history,
                                 noise=self.noise, rng=rng, progress=progress)
         if self.oversight and rng.random() < self.oversight:
-            # Self-play draws between levels that only search less deep: in FENIX two
-            # careful players lock the board up. A level below the strongest slips now
-            # and then, as people do, and the stronger side can win from it.
-            scores = found.root_scores
-            others = sorted(t for t, v in scores.items()
-                            if t != found.move.token and v > -DEAD_END // 2)
-            if others:
-                token = rng.choice(others)
-                move = next(m for m in legal_moves(position, searcher.rules)
-                            if m.token == token)
-                found = replace(found, move=move, score=scores[token], line=[move])
+            # Self-play between levels that only search less deep is mostly drawn: in
+            # FENIX two careful players lock the board up or trade down to bare Kings.
+            # A level below the strongest overlooks a reply now and then, as people do,
+            # and the stronger side can win from it.
+            scores, rules = found.root_scores, searcher.rules
+            safe = [m for m in legal_moves(position, rules)
+                    if scores.get(m.token, -WIN_BOUND) > -DEAD_END // 2]
+            if safe:
+                move = min(safe, key=lambda m: (evaluate(play(position, m), rules,
+                                                         searcher.weights), m.token))
+                found = replace(found, move=move, score=scores[move.token], line=[move])
         return found
 
 
