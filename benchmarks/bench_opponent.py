@@ -211,7 +211,8 @@ def report(rows, movetime=None, all_engines=False) -> None:
             effort.append(f"{nodes / seconds:>9.0f} {seconds / moves:>6.3f} {longest:>9.3f} "
                           f"{cpu_longest:>6.3f}"
                           if moves and seconds else f"{'-':>9} {'-':>6} {'-':>9} {'-':>6}")
-        print(f"{key[0]:<22} {key[1]:>6} {n:>5} {f'{w}-{d}-{n - w - d}':>12} "
+        name = f"{key[0]} ({key[4]})" if all_engines else key[0]
+        print(f"{name:<22} {key[1]:>6} {n:>5} {f'{w}-{d}-{n - w - d}':>12} "
               f"{100 * s:>7.1f}% {elo(s):>+8.0f} {per_board['9x9']:>6} {per_board['7x8']:>6}"
               f"  {effort[0]}   {effort[1]}")
         a, _, b = key[0].partition(":")
