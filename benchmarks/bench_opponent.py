@@ -12,11 +12,17 @@ rules (King lost, no move, repetition, the no-capture limit) or after ``--max-pl
 - ``ab2``: a depth-2 alpha-beta on material only (stones: S 1, G 2, K 3), no capture
   search, ties broken at random (the level of a typical course agent);
 - ``L8+threat=60,cohesion=6``: a level with changed evaluation weights (for tuning by
-  self-play: play the variant against the level as it is).
+  self-play: play the variant against the level as it is);
+- ``L8@3``, ``L8@3~50``, ``L6%10``: a level with another depth cap (``@``), root noise
+  (``~``, hundredths of a stone) or oversight rate (``%``, per cent of its moves), for
+  laying out the levels; with a depth cap, no noise or oversight and a ``--movetime`` far
+  above what it needs, a player is deterministic, so two variants meet the same games.
 
 Every game is appended as one JSON line to ``--out`` (default
-``/work/data/opponent/matches.jsonl``); a run skips games already there with the same
-pairing and settings, so it can be stopped and resumed. The summary (printed at the end,
+``benchmarks/results/opponent.jsonl``, kept in git so that a later run goes on from it);
+a run skips games already there with the same pairing, settings and engine (a hash of
+``fenix_table/opponent``'s source: games of another engine are kept but neither resumed
+nor reported, unless ``--all-engines``), so it can be stopped and resumed. The summary (printed at the end,
 or alone with ``--report``) gives per pairing: games, wins/draws/losses of A, A's score,
 an Elo-like difference (400 log10(s / (1 - s))), nodes per second, mean and longest
 move time (wall clock) and the longest move in processor time (what the process itself
@@ -41,15 +47,32 @@ import random
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fenix_table.opponent import DEFAULT_MOVETIME, LEVELS, level_of  # noqa: E402
+from fenix_table.opponent import DEFAULT_MOVETIME, LEVELS, Level, level_of  # noqa: E402
 from fenix_table.opponent.evaluate import MATERIAL, WEIGHTS  # noqa: E402
 from fenix_table.opponent.search import Searcher  # noqa: E402
 from fenix_table.rules import OFFICIAL, Game  # noqa: E402
 
-DEFAULT_OUT = "/work/data/opponent/matches.jsonl"
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(HERE, "results", "opponent.jsonl")
+
+
+def engine_version() -> str:
+    """A short hash of the opponent's source: results of one engine stay together."""
+    import hashlib
+    folder = os.path.join(HERE, "..", "fenix_table", "opponent")
+    digest = hashlib.sha1()
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as fh:
+                digest.update(name.encode() + b"\0" + fh.read())
+    return digest.hexdigest()[:10]
+
+
+ENGINE = engine_version()
 LEVEL_PAIRINGS = [f"L{n}:L{n - 1}" for n in range(2, max(LEVELS) + 1)]
 DEFAULT_PAIRINGS = ["L8:random", "L8:ab2"] + LEVEL_PAIRINGS
 
@@ -69,10 +92,19 @@ class Player:
             return
         if spec == "ab2":
             self.searcher = Searcher(rules, MATERIAL, quiescence=False, transposition=False)
-            self.depth, self.noise, self.share = 2, 5, 1.0
+            self.level = Level(2, 5, False, 1.0)
             return
         name, _, changes = spec.partition("+")
+        name, _, oversight = name.partition("%")
+        name, _, noise = name.partition("~")
+        name, _, depth = name.partition("@")
         level = level_of(int(name[1:]))
+        if depth:
+            level = replace(level, depth=int(depth))
+        if noise:
+            level = replace(level, noise=int(noise))
+        if oversight:
+            level = replace(level, oversight=float(oversight) / 100)
         weights = dict(WEIGHTS)
         for item in filter(None, changes.split(",")):
             key, _, value = item.partition("=")
@@ -80,16 +112,15 @@ class Player:
                 raise SystemExit(f"unknown weight {key!r} in {spec!r}")
             weights[key] = int(value)
         self.searcher = Searcher(rules, weights, quiescence=level.quiescence)
-        self.depth, self.noise, self.share = level.depth, level.noise, level.time_share
+        self.level = level
 
     def choose(self, game):
         moves = game.legal_moves()
         if self.searcher is None:
             return self.rng.choice(moves)
         started, cpu = time.perf_counter(), time.process_time()
-        analysis = self.searcher.search(
-            game.position, max_depth=self.depth, movetime=self.movetime * self.share,
-            history=game.positions[:-1], noise=self.noise, rng=self.rng)
+        analysis = self.level.search(self.searcher, game.position, movetime=self.movetime,
+                                     history=game.positions[:-1], rng=self.rng)
         self.times.append(time.perf_counter() - started)
         self.cpu.append(time.process_time() - cpu)
         self.nodes += analysis.nodes
@@ -123,7 +154,7 @@ def play_game(a: str, b: str, index: int, args) -> dict:
                       "longest": round(max(p.times, default=0.0), 4), "nodes": p.nodes,
                       "cpu_seconds": round(sum(p.cpu), 4),
                       "cpu_longest": round(max(p.cpu, default=0.0), 4)}
-    return {"pairing": f"{a}:{b}", "movetime": args.movetime,
+    return {"pairing": f"{a}:{b}", "engine": ENGINE, "movetime": args.movetime,
             "random_plies": args.random_plies, "max_plies": args.max_plies, "game": index,
             "board": board, "a_colour": a_side, "score": score, "plies": game.ply,
             "reason": status.reason if status.over else "max_plies", **stats}
@@ -140,7 +171,8 @@ def load(path: str):
 
 
 def settings_key(row) -> tuple:
-    return (row["pairing"], row["movetime"], row["random_plies"], row["max_plies"])
+    return (row["pairing"], row["movetime"], row["random_plies"], row["max_plies"],
+            row.get("engine"))
 
 
 def elo(score: float) -> float:
@@ -148,9 +180,11 @@ def elo(score: float) -> float:
     return 400 * math.log10(score / (1 - score))
 
 
-def report(rows, movetime=None) -> None:
+def report(rows, movetime=None, all_engines=False) -> None:
     groups = defaultdict(list)
     for row in rows:
+        if not all_engines and row.get("engine") != ENGINE:
+            continue
         if movetime is None or row["movetime"] == movetime:
             groups[settings_key(row)].append(row)
     print(f"{'pairing':<22} {'move s':>6} {'games':>5} {'W-D-L of A':>12} {'A score':>8} "
@@ -177,18 +211,17 @@ def report(rows, movetime=None) -> None:
             effort.append(f"{nodes / seconds:>9.0f} {seconds / moves:>6.3f} {longest:>9.3f} "
                           f"{cpu_longest:>6.3f}"
                           if moves and seconds else f"{'-':>9} {'-':>6} {'-':>9} {'-':>6}")
-        print(f"{key[0]:<22} {key[1]:>6} {n:>5} {f'{w}-{d}-{n - w - d}':>12} "
+        name = f"{key[0]} ({key[4]})" if all_engines else key[0]
+        print(f"{name:<22} {key[1]:>6} {n:>5} {f'{w}-{d}-{n - w - d}':>12} "
               f"{100 * s:>7.1f}% {elo(s):>+8.0f} {per_board['9x9']:>6} {per_board['7x8']:>6}"
               f"  {effort[0]}   {effort[1]}")
         a, _, b = key[0].partition(":")
-        if a.startswith("L") and b.startswith("L") and "+" not in key[0]:
-            ladder[(int(a[1:]), key[1])] = (int(b[1:]), elo(s), n)
-    for mt in sorted({k[1] for k in ladder}):
-        rungs = {a: v for (a, t), v in ladder.items() if t == mt}
-        if not rungs:
-            continue
-        print(f"Elo-like ladder at {mt} s/move (level 1 = 0, summed level-to-level "
-              f"differences):")
+        if a[1:].isdigit() and b[1:].isdigit() and a[0] == b[0] == "L":
+            ladder[(int(a[1:]), key[1], key[4])] = (int(b[1:]), elo(s), n)
+    for mt, engine in sorted({k[1:] for k in ladder}, key=str):
+        rungs = {a: v for (a, t, e), v in ladder.items() if (t, e) == (mt, engine)}
+        print(f"Elo-like ladder at {mt} s/move, engine {engine} (level 1 = 0, summed "
+              f"level-to-level differences):")
         total, line = 0.0, ["L1 0"]
         for level in range(2, max(LEVELS) + 1):
             if level not in rungs or rungs[level][0] != level - 1:
@@ -272,6 +305,8 @@ def main() -> int:
     parser.add_argument("--max-plies", type=int, default=400)
     parser.add_argument("--out", default=DEFAULT_OUT, help="JSON lines file of games")
     parser.add_argument("--report", action="store_true", help="only print the summary")
+    parser.add_argument("--all-engines", action="store_true",
+                        help="report games of earlier engines too (each apart)")
     parser.add_argument("--pi-ratio", type=int, nargs="?", const=200_000, metavar="STEPS",
                         help="time n-body here against the published Pi 4 time")
     args = parser.parse_args()
@@ -279,7 +314,8 @@ def main() -> int:
         pi_ratio(args.pi_ratio)
         return 0
     if args.report:
-        report(load(args.out))
+        print(f"engine {ENGINE}; games from {args.out}")
+        report(load(args.out), all_engines=args.all_engines)
         return 0
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     done = defaultdict(set)
@@ -287,7 +323,7 @@ def main() -> int:
         done[settings_key(row)].add(row["game"])
     for pairing in args.pairings:
         a, _, b = pairing.partition(":")
-        key = (pairing, args.movetime, args.random_plies, args.max_plies)
+        key = (pairing, args.movetime, args.random_plies, args.max_plies, ENGINE)
         for index in range(args.games):
             if index in done[key]:
                 continue

@@ -5,7 +5,8 @@ step, corners clicked while calibrating); the game itself stays with the referee
 :func:`handle` turns one pygame event into :class:`Action` s for the main loop, which
 calls the referee; nothing here changes the game.
 
-Keys: N new game, U undo, D offer/accept draw, X decline draw, R resign, C calibrate,
+Keys: N new game, U undo, D offer/accept draw, X decline draw, R resign, H hint (the
+coach's best move; on the review screen the coach's review of the game shown), C calibrate,
 V review (PgUp/PgDn: older/newer saved games), I camera inset, L language, O rotate, Esc/Q close or quit, arrows in review;
 1-4 pick one of the moves the camera cannot tell apart, K confirm that the board is right
 (the camera misreads it), P play on from the board (casual mode). While the camera cannot
@@ -69,7 +70,7 @@ KEYS = {
     pygame.K_n: "new_game", pygame.K_u: "undo", pygame.K_d: "draw", pygame.K_x: "decline_draw",
     pygame.K_r: "resign", pygame.K_c: "calibrate", pygame.K_v: "review",
     pygame.K_i: "camera", pygame.K_l: "language", pygame.K_o: "rotate",
-    pygame.K_k: "confirm_board", pygame.K_p: "play_on",
+    pygame.K_k: "confirm_board", pygame.K_p: "play_on", pygame.K_h: "hint",
 }
 
 
@@ -146,7 +147,7 @@ def dialog_rects(layout: Layout, ui: UiState) -> dict:
     elif ui.dialog in ("review", "calibrate"):
         # Step buttons replace the panel's button rows.
         area = layout.button_area
-        rows = (("first", "back", "forward", "last"), ("older", "newer", "close")) \
+        rows = (("first", "back", "forward", "last"), ("older", "newer", "coach", "close")) \
             if ui.dialog == "review" else (("auto", "reset", "close"),)
         pad = max(4, round(6 * s))
         h = (area.h - (len(rows) - 1) * pad) // len(rows)
@@ -262,6 +263,9 @@ def _button(name, ui: UiState, side_to_move, draw_offered, history_len) -> List[
                                     ("computer", c.computer), ("level", int(c.level))))]
     elif name == "undo":
         return [Action("undo")]
+    elif name == "hint":
+        # On the review screen the coach reviews the game shown instead.
+        return [Action("coach_review" if ui.dialog == "review" else "hint")]
     elif name == "draw":
         return [Action("accept_draw" if draw_offered else "offer_draw", (("side", side_to_move),))]
     elif name == "decline_draw":
@@ -328,6 +332,8 @@ def _press(pos, ui: UiState, layout: Layout, side_to_move, draw_offered, history
             ui.review_ply = min(last, now + 1)
         elif hit == "last":
             ui.review_ply = last
+        elif hit == "coach":
+            return [Action("coach_review")]
         elif hit in ("older", "newer"):
             ui.review_ply = 10 ** 6
             return [Action("review_game", (("step", -1 if hit == "older" else 1),))]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import string
 from typing import Iterable, Mapping, Optional
 
+from .coach_messages import COACH
 from .referee_messages import NOTICES, REFEREE
 
 LANGUAGES = ("en", "de", "fr", "nl")
@@ -88,6 +89,20 @@ UI: dict[str, dict[str, str]] = {
         "computer_move_hint": "The computer plays {side}: make this move on the board",
         "computer_thinking": "Thinking…",
         "computer_depth": "The computer ({side}) is searching: depth {depth}",
+        "hint": "Hint",
+        "hint_move": "Hint for {side}: {move}",
+        "hint_thinking": "Looking for the best move…",
+        "hint_depth": "The coach is searching for {side}: depth {depth}",
+        "coach": "Coach",
+        "coach_running": "Coach: ply {done} / {total}",
+        "coach_marked": "Coach: {count} moves marked",
+        "coach_none": "Coach: no move marked",
+        "coach_one": "Coach: 1 move marked",
+        "review_loses_material": "loses material by force",
+        "review_misses_better": "misses a clearly better move",
+        "review_better": "better {move} ({better} instead of {played})",
+        "score_win": "win in {moves}",
+        "score_loss": "loss in {moves}",
         "casual_mode": "Casual mode: moves are recorded, not refereed",
         "review": "Review: {ply} / {total}",
         "review_hint": "< > to step, Esc to leave",
@@ -156,6 +171,20 @@ UI: dict[str, dict[str, str]] = {
         "computer_move_hint": "Der Computer spielt {side}: mach diesen Zug auf dem Brett",
         "computer_thinking": "Ich denke nach…",
         "computer_depth": "Der Computer ({side}) rechnet: Tiefe {depth}",
+        "hint": "Tipp",
+        "hint_move": "Tipp für {side}: {move}",
+        "hint_thinking": "Ich suche den besten Zug…",
+        "hint_depth": "Der Trainer rechnet für {side}: Tiefe {depth}",
+        "coach": "Trainer",
+        "coach_running": "Trainer: Halbzug {done} / {total}",
+        "coach_marked": "Trainer: {count} Züge markiert",
+        "coach_none": "Trainer: kein Zug markiert",
+        "coach_one": "Trainer: 1 Zug markiert",
+        "review_loses_material": "verliert zwangsläufig Material",
+        "review_misses_better": "übersieht einen klar besseren Zug",
+        "review_better": "besser {move} ({better} statt {played})",
+        "score_win": "Gewinn in {moves}",
+        "score_loss": "Verlust in {moves}",
         "casual_mode": "Freies Spiel: Züge werden notiert, nicht geprüft",
         "review": "Nachspielen: {ply} / {total}",
         "review_hint": "< > blättern, Esc beendet",
@@ -224,6 +253,20 @@ UI: dict[str, dict[str, str]] = {
         "computer_move_hint": "L'ordinateur joue {side} : faites ce coup sur le plateau",
         "computer_thinking": "Je réfléchis…",
         "computer_depth": "L'ordinateur ({side}) cherche : profondeur {depth}",
+        "hint": "Conseil",
+        "hint_move": "Conseil pour {side} : {move}",
+        "hint_thinking": "Je cherche le meilleur coup…",
+        "hint_depth": "Le coach cherche pour {side} : profondeur {depth}",
+        "coach": "Coach",
+        "coach_running": "Coach : demi-coup {done} / {total}",
+        "coach_marked": "Coach : {count} coups marqués",
+        "coach_none": "Coach : aucun coup marqué",
+        "coach_one": "Coach : 1 coup marqué",
+        "review_loses_material": "perd du matériel de force",
+        "review_misses_better": "manque un coup nettement meilleur",
+        "review_better": "mieux : {move} ({better} au lieu de {played})",
+        "score_win": "gain en {moves}",
+        "score_loss": "perte en {moves}",
         "casual_mode": "Partie libre : coups notés, non arbitrés",
         "review": "Relecture : {ply} / {total}",
         "review_hint": "< > pour avancer, Échap pour quitter",
@@ -292,6 +335,20 @@ UI: dict[str, dict[str, str]] = {
         "computer_move_hint": "De computer speelt {side}: doe deze zet op het bord",
         "computer_thinking": "Ik denk na…",
         "computer_depth": "De computer ({side}) rekent: diepte {depth}",
+        "hint": "Tip",
+        "hint_move": "Tip voor {side}: {move}",
+        "hint_thinking": "Ik zoek de beste zet…",
+        "hint_depth": "De coach rekent voor {side}: diepte {depth}",
+        "coach": "Coach",
+        "coach_running": "Coach: halve zet {done} / {total}",
+        "coach_marked": "Coach: {count} zetten gemarkeerd",
+        "coach_none": "Coach: geen zet gemarkeerd",
+        "coach_one": "Coach: 1 zet gemarkeerd",
+        "review_loses_material": "verliest gedwongen materiaal",
+        "review_misses_better": "mist een duidelijk betere zet",
+        "review_better": "beter {move} ({better} in plaats van {played})",
+        "score_win": "winst in {moves}",
+        "score_loss": "verlies in {moves}",
         "casual_mode": "Vrij spel: zetten worden genoteerd, niet gecontroleerd",
         "review": "Naspelen: {ply} / {total}",
         "review_hint": "< > bladeren, Esc stopt",
@@ -372,6 +429,24 @@ class Translator:
             return template.format(**values)
         except (KeyError, IndexError):
             return fallback if fallback is not None else template
+
+    def coach(self, reason) -> str:
+        """The coach's reason (:class:`fenix_table.opponent.coach.Reason`) in this
+        language."""
+        if self.language == "en":
+            return reason.text
+        values = self._params(dict(reason.params))
+        return "".join(COACH[self.language][code].format(**values)
+                       for code in (reason.code,) + tuple(reason.extras))
+
+    def score(self, score: int) -> str:
+        """A search score for people: ``+1.5`` stones, or a win or loss in n moves."""
+        from fenix_table.opponent.search import WIN, WIN_BOUND
+        if score >= WIN_BOUND:
+            return self.ui("score_win", moves=(WIN - score + 1) // 2)
+        if score <= -WIN_BOUND:
+            return self.ui("score_loss", moves=(WIN + score + 1) // 2)
+        return f"{score / 100:+.1f}"
 
     def notice(self, code: str, cells=(), fallback: Optional[str] = None) -> str:
         """A referee notice by code (``{cells}`` filled in); unknown codes fall back to the

@@ -70,6 +70,9 @@ def make_layout(width: int, height: int) -> Layout:
     small = round(40 * scale)
     layout.corner_buttons["language"] = pygame.Rect(status.right - small, status.y, small, small)
     layout.corner_buttons["rotate"] = pygame.Rect(status.right - 2 * small - pad, status.y, small, small)
+    # The coach's hint: "?" beside them, in reach of both players.
+    layout.corner_buttons["hint"] = pygame.Rect(status.right - 3 * small - 2 * pad, status.y,
+                                                small, small)
     return layout
 
 

@@ -101,6 +101,43 @@ class ReviewedGame:
                    tuple(m.token for m in stored))
 
 
+@dataclass(frozen=True)
+class HintShown:
+    """The coach's hint for the position ``fpn``: the move (with its path and the stacks
+    it takes, drawn like the computer's move), its score and its reason
+    (:class:`fenix_table.opponent.coach.Reason`)."""
+
+    fpn: str
+    side: str
+    move: str
+    score: int
+    reason: object
+    plan: "CapturePlan"
+
+
+@dataclass(frozen=True)
+class CoachReview:
+    """The coach's review of stored game ``game`` so far: ``done`` of ``total`` plies
+    searched, the marked moves (:class:`fenix_table.opponent.coach.ReviewNote`)."""
+
+    game: int
+    done: int
+    total: int
+    notes: Tuple[object, ...]
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total
+
+    def note(self, ply: int):
+        """The note on ply ``ply`` (1-based), or None."""
+        return next((n for n in self.notes if n.ply == ply), None)
+
+
+#: How a review marks a move in the move list (the chess players' marks).
+REVIEW_MARKS = {"loses_material": "??", "misses_better": "?!"}
+
+
 @dataclass
 class Clocks:
     """Thinking time per side, switched by TurnStarted and by the clock buttons (shown when
@@ -168,6 +205,9 @@ class TableModel:
     uncertain: set = field(default_factory=set)   # plies (1-based) taken as likeliest only
     computer_move: Optional[ev.ComputerMove] = None   # the computer's move, to be made
     thinking: Optional[ev.ComputerThinking] = None    # the computer is searching
+    hint: Optional[HintShown] = None                  # the coach's hint, asked for
+    hint_thinking: Optional[Tuple[str, str, int]] = None   # (fpn, side, depth) searching
+    reviews: Dict[int, CoachReview] = field(default_factory=dict)   # by stored game id
 
     # -- folding --------------------------------------------------------------------
     def apply(self, event: ev.Event) -> bool:
@@ -198,6 +238,7 @@ class TableModel:
         self.violation = self.out_of_sync = self.notice = self.ambiguous = None
         self.draw_offer = self.game_over = None
         self.computer_move = self.thinking = None
+        self.hint = self.hint_thinking = None
         self.clocks = Clocks()
         self.clocks.switch(self.side, self.now())
 
@@ -213,6 +254,7 @@ class TableModel:
         self.fpn, self.side, self.duty, self.setup_left = e.fpn, e.side, e.duty, e.setup_moves_left
         self.capture, self.capture_side, self.pending = (), None, None
         self.computer_move = self.thinking = None
+        self.hint = self.hint_thinking = None
         if self.game_over is None:
             self.clocks.switch(e.side, self.now())
 
@@ -239,6 +281,7 @@ class TableModel:
         self.pending, self.capture, self.capture_side = None, (), None
         self.draw_offer = self.ambiguous = None
         self.computer_move = self.thinking = None
+        self.hint = self.hint_thinking = None
 
     def _on_move_undone(self, e: ev.MoveUndone) -> None:
         if self.moves and self.moves[-1] == e.move:
@@ -252,6 +295,7 @@ class TableModel:
         self.pending, self.capture, self.violation, self.game_over = None, (), None, None
         self.ambiguous = self.out_of_sync = None
         self.computer_move = self.thinking = None
+        self.hint = self.hint_thinking = None
 
     def _on_violation(self, e: ev.Violation) -> None:
         self.violation = e
@@ -289,6 +333,21 @@ class TableModel:
             return None
         return CapturePlan(c.move, c.path, c.jumped)
 
+    def hint_plan(self) -> Optional[CapturePlan]:
+        """The hint's move to draw, while it is about the position on the table and
+        nothing more urgent is shown."""
+        h = self.hint
+        if h is None or h.fpn != self.fpn or self.violation is not None or \
+                self.pending is not None or self.out_of_sync is not None or \
+                self.computer_move is not None:
+            return None
+        return h.plan
+
+    def hinting(self) -> Optional[Tuple[str, str, int]]:
+        """``(fpn, side, depth)`` while the coach searches a hint for this position."""
+        t = self.hint_thinking
+        return t if t is not None and t[0] == self.fpn else None
+
     def _on_draw_offered(self, e: ev.DrawOffered) -> None:
         self.draw_offer = e.side
 
@@ -296,6 +355,7 @@ class TableModel:
         self.game_over = e
         self.capture, self.pending, self.draw_offer = (), None, None
         self.computer_move = self.thinking = None
+        self.hint = self.hint_thinking = None
         self.clocks.switch(None, self.now())
 
     # -- UI-local decisions (the referee has no verb for these) ------------------------
@@ -315,7 +375,36 @@ class TableModel:
         if action.name == "review_game":
             store = table.record.store if table.record is not None else None
             return self.review(int(action.arg("step", 0)), store)
+        if action.name == "hint_thinking":
+            if action.arg("fpn") != self.fpn:
+                return False   # the game has moved on
+            self.hint_thinking = (self.fpn, str(action.arg("side")), int(action.arg("depth", 0)))
+            return True
+        if action.name == "hint_found":
+            fpn, token = action.arg("fpn"), str(action.arg("token"))
+            if fpn != self.fpn:
+                return False
+            plan = CapturePlan(token, token_cells(token), jumped_cells(token, placement_of(fpn)))
+            self.hint = HintShown(fpn, str(action.arg("side")), token,
+                                  int(action.arg("score", 0)), action.arg("reason"), plan)
+            self.hint_thinking = None
+            return True
+        if action.name == "review_progress":
+            game = int(action.arg("game"))
+            self.reviews[game] = CoachReview(game, int(action.arg("done")),
+                                             int(action.arg("total")),
+                                             tuple(action.arg("notes", ())))
+            return True
         return False
+
+    def reviewed_id(self) -> Optional[int]:
+        """The stored game the review screen shows: the chosen one, else this game."""
+        return self.reviewed.id if self.reviewed is not None else self.game_id
+
+    def coach_review(self) -> Optional[CoachReview]:
+        """The coach's review of the game the review screen shows, if asked for."""
+        game = self.reviewed_id()
+        return self.reviews.get(game) if game is not None else None
 
     def review(self, step: int, store) -> bool:
         """Step to an older (-1) or newer (+1) stored game, or back to this one (0)."""
@@ -426,9 +515,13 @@ class TableModel:
             return self.reviewed.history, self.reviewed.moves
         return tuple(self.history), tuple(self.moves)
 
-    def move_list(self, moves=None) -> List[str]:
+    def move_list(self, moves=None, review: Optional[CoachReview] = None) -> List[str]:
         """Numbered move pairs: ``["1. b1-c1 h9-g9", "2. ..."]`` (Red moves first); a ply
-        the camera took as the likeliest, not for certain, ends in "?"."""
+        the camera took as the likeliest, not for certain, ends in "?"; with a coach's
+        ``review``, a marked move ends in "??" (loses material) or "?!" (misses better)."""
+        if review is not None and moves is not None:
+            moves = [m + (REVIEW_MARKS[n.code] if (n := review.note(i)) else "")
+                     for i, m in enumerate(moves, start=1)]
         if moves is None:
             moves = [m + ("?" if i in self.uncertain else "")
                      for i, m in enumerate(self.moves, start=1)]

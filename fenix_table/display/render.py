@@ -18,7 +18,8 @@ from .controls import (NEW_GAME_ROWS, UiState, calibration_view, choice_rects, d
                        fix_rects, narrowed)
 from .i18n import Translator
 from .layout import BUTTONS, BoardGeometry, Layout, make_layout
-from .model import TableModel, format_clock, placement_of, token_cells
+from .model import (REVIEW_MARKS, CapturePlan, TableModel, format_clock, jumped_cells,
+                    placement_of, token_cells)
 
 #: Soft hyphen: where a long word in the catalogue may break when its box is narrow.
 SHY = "\u00ad"
@@ -42,6 +43,7 @@ OUTLINE = (0, 0, 0)
 PATH_COLOURS = ((255, 214, 0), (0, 224, 255), (255, 96, 224), (130, 255, 90))
 JUMPED = (255, 255, 255)
 COMPUTER_MOVE = (60, 235, 140)
+HINT = (190, 120, 255)          # the coach's move: a hint, or the better move in a review
 STACK_LABEL = (255, 240, 200)   # not JUMPED white: a King is not a stone to take
 REMOVE = (255, 140, 0)
 VIOLATION = (235, 30, 30)
@@ -56,6 +58,7 @@ BANNERS = {
     "remove": ((230, 120, 0), (0, 0, 0)),
     "capture": ((255, 214, 0), (0, 0, 0)),
     "computer": ((20, 130, 90), (255, 255, 255)),
+    "hint": ((110, 60, 170), (255, 255, 255)),
     "game_over": ((30, 90, 170), (255, 255, 255)),
     "draw_offer": ((90, 60, 160), (255, 255, 255)),
     "notice": ((70, 78, 92), (255, 255, 255)),
@@ -100,7 +103,8 @@ def banner_for(model: TableModel, tr: Translator) -> Optional[Tuple[str, str, st
     """The most urgent message: ``(role, heading, sentence)`` or None.
 
     Order: violation, out of sync, stones to take off, the computer's move (or its
-    thinking), compulsory capture, game over, draw offer, notice. The violation sentence is the referee's, in the chosen language.
+    thinking), the coach's hint (or its search), compulsory capture, game over, draw
+    offer, notice. The violation sentence is the referee's, in the chosen language.
     """
     if model.violation is not None:
         v = model.violation
@@ -126,6 +130,12 @@ def banner_for(model: TableModel, tr: Translator) -> Optional[Tuple[str, str, st
         t = model.thinking
         return ("computer", tr.ui("computer_thinking"),
                 tr.ui("computer_depth", side=t.side, depth=t.depth))
+    if model.hint_plan() is not None:
+        h = model.hint
+        return ("hint", tr.ui("hint_move", side=h.side, move=h.move), tr.coach(h.reason))
+    if model.hinting() is not None:
+        _, side, depth = model.hinting()
+        return ("hint", tr.ui("hint_thinking"), tr.ui("hint_depth", side=side, depth=depth))
     if model.capture:
         hint = tr.ui("capture_one") if len(model.capture) == 1 else \
             tr.ui("capture_choices", count=len(model.capture))
@@ -268,9 +278,14 @@ class Renderer:
         history, moves = model.review_history()
         reviewing = ui.dialog == "review" and history
         size = model.size
+        note = None
         if reviewing:
             ply = min(ui.review_ply, len(history) - 1)
-            fpn = history[ply]
+            review = model.coach_review()
+            note = review.note(ply) if review is not None and ply > 0 else None
+            # A marked move is shown from the position it was played in, beside the
+            # better move.
+            fpn = history[ply - 1] if note is not None else history[ply]
             stacks = placement_of(fpn)
             size = fpn.split()[0]
             last = moves[ply - 1] if ply > 0 else None
@@ -295,7 +310,7 @@ class Renderer:
         for text, centre in geo.labels():
             self._text(surface, text, label_px, DIM_TEXT, centre=centre)
 
-        if last and not (model.violation or model.out_of_sync):
+        if last and not (model.violation or model.out_of_sync) and note is None:
             cells = token_cells(last)
             for c in (cells[0], cells[-1]):
                 pygame.draw.rect(surface, LAST_MOVE, geo.cell_rect(c).inflate(-4, -4), max(2, s // 16))
@@ -318,8 +333,11 @@ class Renderer:
                 for cell in model.pending.cells:
                     self._cross(surface, geo, cell, REMOVE, ring=True)
             computer = model.computer_plan()
+            hint = model.hint_plan()
             if computer is not None:
                 self._capture_path(surface, geo, computer, COMPUTER_MOVE)
+            elif hint is not None:
+                self._capture_path(surface, geo, hint, HINT)
             elif model.capture and model.violation is None and model.pending is None:
                 for i, plan in reversed(list(enumerate(model.capture))):
                     self._capture_path(surface, geo, plan, PATH_COLOURS[i % len(PATH_COLOURS)])
@@ -328,6 +346,10 @@ class Renderer:
             if last:
                 cells = token_cells(last)
                 self._arrow_path(surface, geo, cells, LAST_MOVE, max(4, s // 10), skip_start=int(s * 0.4))
+            if note is not None:   # over the move played: the better move is the lesson
+                better = note.better
+                self._capture_path(surface, geo, CapturePlan(
+                    better, token_cells(better), jumped_cells(better, stacks)), HINT)
 
     def _stack(self, surface, geo: BoardGeometry, cell, colour, height) -> None:
         s = geo.cell
@@ -442,6 +464,9 @@ class Renderer:
             if name == "language":
                 self._text(surface, ui.language.upper(), layout.font_px("button"), TEXT,
                            centre=r.center, role="language", drawn=drawn)
+            elif name == "hint":
+                self._text(surface, "?", layout.font_px("heading"), TEXT, centre=r.center,
+                           role="hint_button", drawn=drawn)
             else:
                 c = r.center
                 radius = r.w // 3
@@ -457,10 +482,23 @@ class Renderer:
             title = tr.ui("review", ply=min(ui.review_ply, total), total=total)
             if model.reviewed is not None:
                 title = f"#{model.reviewed.id} {model.reviewed.result}  " + title
-            self._text(surface, title,
-                       layout.font_px("turn"), TEXT, topleft=(rect.x + 8, rect.y + 6),
-                       role="turn", drawn=drawn)
-            self._text(surface, tr.ui("review_hint"), layout.font_px("small"), DIM_TEXT,
+            # Up to the corner buttons, smaller when it is long.
+            room = pygame.Rect(rect.x + 8, rect.y + 6, min(b.x for b in
+                               layout.corner_buttons.values()) - rect.x - 14,
+                               layout.font_px("turn") + 4)
+            px, lines = self.fit(title, layout.font_px("turn"), room)
+            self._text(surface, " ".join(lines), px, TEXT, topleft=room.topleft, role="turn",
+                       drawn=drawn)
+            review = model.coach_review()
+            if review is None:
+                line = tr.ui("review_hint")
+            elif not review.finished:
+                line = tr.ui("coach_running", done=review.done, total=review.total)
+            else:
+                count = len(review.notes)
+                line = tr.ui("coach_marked", count=count) if count > 1 else \
+                    tr.ui("coach_one" if count else "coach_none")
+            self._text(surface, line, layout.font_px("small"), DIM_TEXT,
                        topleft=(rect.x + 8, rect.y + layout.font_px("turn") + 14), role="status",
                        drawn=drawn)
             return
@@ -479,7 +517,7 @@ class Renderer:
             g = model.game_over
             line = tr.ui("wins", side=g.winner) if g.winner else tr.ui("draw")
         turn_rect = pygame.Rect(centre[0] + r + 8, rect.y + 4,
-                                layout.corner_buttons["rotate"].x - centre[0] - r - 12, 2 * r + 8)
+                                min(b.x for b in layout.corner_buttons.values()) - centre[0] - r - 12, 2 * r + 8)
         px, lines = self.fit(line, layout.font_px("turn"), turn_rect)
         self._text(surface, " ".join(lines), px, TEXT, topleft=(turn_rect.x, turn_rect.centery - px // 2),
                    role="turn", drawn=drawn)
@@ -511,8 +549,18 @@ class Renderer:
         elif ui.dialog == "review":
             _, moves = model.review_history()
             ply = min(ui.review_ply, len(moves))
-            message = ("review", tr.ui("move_count", ply=ply),
-                       moves[ply - 1] if ply else "") if moves else None
+            review = model.coach_review()
+            note = review.note(ply) if review is not None and ply else None
+            if note is not None:
+                message = ("review", tr.ui("move_count", ply=ply) + f": {note.played}"
+                           f"{REVIEW_MARKS[note.code]}",
+                           tr.ui("review_" + note.code) + "; " + tr.ui(
+                               "review_better", move=note.better,
+                               better=tr.score(note.better_score),
+                               played=tr.score(note.played_score)))
+            else:
+                message = ("review", tr.ui("move_count", ply=ply),
+                           moves[ply - 1] if ply else "") if moves else None
         else:
             message = banner_for(model, tr)
         if message is None:
@@ -561,7 +609,8 @@ class Renderer:
         line_h = self.font(px).get_linesize()
         rows = max(1, (moves.h - line_h) // line_h)
         moves_shown = model.review_history()[1] if ui.dialog == "review" else None
-        lines = model.move_list(moves_shown)[-rows:]
+        review = model.coach_review() if ui.dialog == "review" else None
+        lines = model.move_list(moves_shown, review)[-rows:]
         y = moves.y + line_h
         for line in lines:
             text = line
@@ -614,6 +663,7 @@ class Renderer:
         if ui.dialog in ("review", "calibrate"):
             labels = {"first": "|<", "back": "<", "forward": ">", "last": ">|",
                       "older": tr.ui("older_game"), "newer": tr.ui("newer_game"),
+                      "coach": tr.ui("coach"),
                       "close": tr.ui("close"), "auto": "Auto", "reset": "1-2-3-4"}
             for name, rect in dialog_rects(layout, ui).items():
                 if name == "box":

@@ -21,10 +21,12 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, replace
 from typing import Dict, Iterable, Optional
 
-from ..rules import Move, Position, Rules
+from ..rules import Move, Position, Rules, legal_moves, play
+from .evaluate import DEAD_END, evaluate
 from .search import WIN_BOUND, Analysis, Searcher
 
 #: Default time per move here (about 2 s on a Raspberry Pi 4; see
@@ -36,24 +38,57 @@ DEFAULT_MOVETIME = 0.4
 class Level:
     """How one level searches: a depth cap (None: as deep as time allows), the random
     spread added to each root move's score (hundredths of a stone), whether captures are
-    followed past the horizon, and the share of the time budget it uses."""
+    followed past the horizon, the share of the time budget it uses, and how often it
+    overlooks the reply (the chance that it plays the move that looks best as it stands
+    after it, with the opponent's compulsory captures unseen, among the moves that do not
+    lose the game by force: a beginner's mistake)."""
 
     depth: Optional[int]
     noise: int
     quiescence: bool
     time_share: float
+    oversight: float = 0.0
+
+    def search(self, searcher: Searcher, position: Position, *,
+               movetime: Optional[float], depth: Optional[int] = None,
+               history: Iterable[Position] = (), rng: Optional[random.Random] = None,
+               progress=None) -> Analysis:
+        """This level's move in ``position`` with ``searcher`` (made with this level's
+        ``quiescence``), in ``movetime`` seconds (its share of them) and ``depth``."""
+        rng = rng or random.Random()
+        cap = self.depth
+        if depth is not None:
+            cap = depth if cap is None else min(cap, depth)
+        budget = None if movetime is None else movetime * self.time_share
+        found = searcher.search(position, max_depth=cap, movetime=budget, history=history,
+                                noise=self.noise, rng=rng, progress=progress)
+        if self.oversight and rng.random() < self.oversight:
+            # Self-play between levels that only search less deep is mostly drawn: in
+            # FENIX two careful players lock the board up or trade down to bare Kings.
+            # A level below the strongest overlooks a reply now and then, as people do,
+            # and the stronger side can win from it.
+            scores, rules = found.root_scores, searcher.rules
+            safe = [m for m in legal_moves(position, rules)
+                    if scores.get(m.token, -WIN_BOUND) > -DEAD_END // 2]
+            if safe:
+                move = min(safe, key=lambda m: (evaluate(play(position, m), rules,
+                                                         searcher.weights), m.token))
+                found = replace(found, move=move, score=scores[move.token], line=[move])
+        return found
 
 
-# Each level gives up one thing against the next: time, depth, or a little randomness.
-# Level 1 does not follow captures past its one ply, so it walks into recaptures.
+# Each level gives up something against the next: time, depth, a little randomness, and
+# more oversights. Level 1 does not follow captures past its one ply, so it walks into
+# recaptures. The oversight rates were laid out by self-play (each level against the one
+# below, ``benchmarks/bench_opponent.py``).
 LEVELS: Dict[int, Level] = {
-    1: Level(1, 300, False, 0.25),
-    2: Level(1, 100, True, 0.25),
-    3: Level(2, 60, True, 0.5),
-    4: Level(2, 20, True, 0.5),
-    5: Level(3, 10, True, 0.5),
-    6: Level(3, 0, True, 0.5),
-    7: Level(None, 0, True, 0.5),
+    1: Level(1, 300, False, 0.25, 0.40),
+    2: Level(1, 100, True, 0.25, 0.30),
+    3: Level(2, 60, True, 0.5, 0.22),
+    4: Level(2, 20, True, 0.5, 0.16),
+    5: Level(3, 10, True, 0.5, 0.11),
+    6: Level(3, 0, True, 0.5, 0.07),
+    7: Level(None, 0, True, 0.5, 0.04),
     8: Level(None, 0, True, 1.0),
 }
 STRONGEST = max(LEVELS)
@@ -62,9 +97,10 @@ _SEARCHERS: Dict[tuple, Searcher] = {}
 
 
 def searcher(rules: Rules, level: int = STRONGEST) -> Searcher:
-    """A kept searcher for these rules and level (its tables help the next move)."""
+    """A kept searcher for these rules and level (its tables help the next move), one
+    per thread: at the table the computer and the coach search at the same time."""
     spec = level_of(level)
-    key = (rules, spec.quiescence)
+    key = (rules, spec.quiescence, threading.get_ident())
     found = _SEARCHERS.get(key)
     if found is None:
         if len(_SEARCHERS) > 8:
@@ -87,14 +123,9 @@ def analyse(position: Position, rules: Rules, *, level: int = STRONGEST,
     ``movetime`` seconds: the best move, its score (hundredths of a stone, the side to
     move's view), the expected line and the effort. ``depth`` caps the depth further;
     ``history`` holds the game's earlier positions (repetition)."""
-    spec = level_of(level)
-    cap = spec.depth
-    if depth is not None:
-        cap = depth if cap is None else min(cap, depth)
-    budget = None if movetime is None else movetime * spec.time_share
-    return searcher(rules, level).search(
-        position, max_depth=cap, movetime=budget, history=history, noise=spec.noise,
-        rng=random.Random(seed), progress=progress)
+    return level_of(level).search(searcher(rules, level), position, movetime=movetime,
+                                  depth=depth, history=history, rng=random.Random(seed),
+                                  progress=progress)
 
 
 def choose(position: Position, rules: Rules, level: int = STRONGEST,

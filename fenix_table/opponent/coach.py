@@ -6,7 +6,7 @@ game's words: what a move takes, what it saves, what it builds, or what it wins 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..rules import Move, Position, Rules, legal_moves, play
 from ..rules.replay import ReplayedPly
@@ -19,25 +19,27 @@ _PIECE = {1: "soldier", 2: "General", 3: "King"}
 #: A played move scoring this much worse than the best one (hundredths of a stone) is
 #: marked in a review.
 REVIEW_THRESHOLD = 150
+#: The kinds of marked move.
+LOSES_MATERIAL, MISSES_BETTER = "loses material by force", "misses a clearly better move"
 
 
 @dataclass(frozen=True)
 class Hint:
     """The best move found, its score (hundredths of a stone, the mover's view), the
-    expected line and one line of reason."""
+    expected line and why (``why``: a :class:`Reason`; ``reason``: its English line)."""
 
     move: Move
     score: int
     line: List[Move]
-    reason: str
+    why: "Reason"
+
+    @property
+    def reason(self) -> str:
+        return self.why.text
 
     @property
     def text(self) -> str:
         return f"{self.move.token}: {self.reason}"
-
-
-def _stones(n: int) -> str:
-    return f"{n} stone" if n == 1 else f"{n} stones"
 
 
 def _score(score: int) -> str:
@@ -61,39 +63,91 @@ def _biggest_threat(position: Position) -> Optional[Move]:
     return max(found, key=lambda m: (max(abs(board[j]) for j in m.jumped), m.token))
 
 
+#: The reasons' English sentences, by code; ``{named}`` parameters come from
+#: :class:`Reason`. The display's catalogue (``fenix_table/display/coach_messages.py``)
+#: has the other languages, with the same codes and placeholders.
+REASONS: Dict[str, str] = {
+    "builds": "builds a {piece} on {cell}",
+    "recreates_king": "recreates your King on {cell}",
+    "creates_general": "creates a General on {cell} (your right after losing one)",
+    "takes_king": "takes the King: {move} takes {total}",
+    "wins_general": "wins a General: {move} takes {total}",
+    "wins_generals": "wins {count} Generals: {move} takes {total}",
+    "takes_soldier": "takes 1 soldier: {move} takes {total}",
+    "takes_soldiers": "takes {count} soldiers: {move} takes {total}",
+    "wins_game": "wins the game in {moves} moves",
+    "saves_king": "saves your King from {threat}",
+    "saves_general": "saves your General from {threat}",
+    "saves_stone": "saves 1 stone from {threat}",
+    "saves_stones": "saves {count} stones from {threat}",
+    "prepares_stone": "prepares to win 1 stone: {line}",
+    "prepares_stones": "prepares to win {count} stones: {line}",
+    "keeps": "keeps the best position the search finds (score {score})",
+    "holds_out": "holds out longest: the search finds a loss in {moves} moves",
+    # Added to the sentence:
+    "landing": " (the other captures give more back)",
+    "and_wins": " and wins the game in {moves}",
+}
+_WORDS = {"soldier": "soldier", "general": "General", "king": "King"}
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a move is played, as a code of :data:`REASONS` with its parameters, and the
+    codes added to it (``landing``, ``and_wins``), so any language can say it."""
+
+    code: str
+    params: Tuple[Tuple[str, object], ...] = ()
+    extras: Tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The English sentence."""
+        values = {k: _WORDS.get(v, v) if isinstance(v, str) else v for k, v in self.params}
+        return "".join(REASONS[c].format(**values) for c in (self.code,) + self.extras)
+
+
 def reason(position: Position, rules: Rules, analysis: Analysis) -> str:
     """One line saying why ``analysis.move`` is played in ``position``."""
+    return explain_move(position, rules, analysis).text
+
+
+def explain_move(position: Position, rules: Rules, analysis: Analysis) -> Reason:
+    """Why ``analysis.move`` is played in ``position``, as a :class:`Reason`."""
     move = analysis.move
     board = position.board
     mate = analysis.mate_in
-    wins = f" and wins the game in {(mate + 1) // 2}" if mate is not None and mate > 0 else ""
+    wins = ("and_wins",) if mate is not None and mate > 0 else ()
+    moves = (("moves", (mate + 1) // 2),) if wins else ()
     if move.stacking:
         height = abs(board[move.to]) + 1
-        where = move.to_cell
+        where = (("cell", move.to_cell),)
         if position.in_setup:
-            return f"builds a {_PIECE[height]} on {where}{wins}"
+            return Reason("builds", (("piece", _PIECE[height]),) + where + moves, wins)
         if position.duty == "K":
-            return f"recreates your King on {where}{wins}"
-        return f"creates a General on {where} (your right after losing one){wins}"
+            return Reason("recreates_king", where + moves, wins)
+        return Reason("creates_general", where + moves, wins)
     if move.is_capture:
         taken = sorted((abs(board[j]) for j in move.jumped), reverse=True)
-        total = sum(taken)
+        params = (("move", move.token), ("total", sum(taken)))
         if taken[0] == 3:
-            what = "takes the King"
+            code = "takes_king"
         elif taken[0] == 2:
-            what = "wins a General" if taken.count(2) == 1 else f"wins {taken.count(2)} Generals"
+            count = taken.count(2)
+            code = "wins_general" if count == 1 else "wins_generals"
+            params += (("count", count),)
         else:
-            what = f"takes {len(taken)} soldier" + ("s" if len(taken) > 1 else "")
+            code = "takes_soldier" if len(taken) == 1 else "takes_soldiers"
+            params += (("count", len(taken)),)
         scores = analysis.root_scores
         mine = scores.get(move.token, analysis.score)
         others = [scores[m.token] for m in legal_moves(position, rules)
                   if m.is_capture and m != move and m.token in scores]
         # The maximum rule fixes how much is taken; the choice is where the piece ends.
-        choice = " (the other captures give more back)" if others and \
-            max(others) <= mine - 100 else ""
-        return f"{what}: {move.token} takes {total}{choice}{wins}"
+        landing = ("landing",) if others and max(others) <= mine - 100 else ()
+        return Reason(code, params + moves, landing + wins)
     if mate is not None and mate > 0:
-        return f"wins the game in {(mate + 1) // 2} moves"
+        return Reason("wins_game", moves)
     threat = _biggest_threat(position)
     if threat is not None:
         after = play(position, move)
@@ -101,14 +155,18 @@ def reason(position: Position, rules: Rules, analysis: Analysis) -> str:
         worst = max((m.value for m in replies), default=0)
         if worst < threat.value:
             top = max(abs(board[j]) for j in threat.jumped)
-            saved = {3: "your King", 2: "your General"}.get(top, _stones(threat.value))
-            return f"saves {saved} from {threat.token}"
+            code = {3: "saves_king", 2: "saves_general"}.get(
+                top, "saves_stone" if threat.value == 1 else "saves_stones")
+            return Reason(code, (("threat", threat.token), ("count", threat.value)))
     # Only the line's first two moves each: its tail is the search's least sure part.
     line = analysis.line[:4]
     gain = _material_gain(position, rules, line)
     if gain > 0:
-        return f"prepares to win {_stones(gain)}: {' '.join(m.token for m in line)}"
-    return f"keeps the best position the search finds (score {_score(analysis.score)})"
+        return Reason("prepares_stone" if gain == 1 else "prepares_stones",
+                      (("count", gain), ("line", " ".join(m.token for m in line))))
+    if mate is not None:
+        return Reason("holds_out", (("moves", (-mate + 1) // 2),))
+    return Reason("keeps", (("score", _score(analysis.score)),))
 
 
 def _material_gain(position: Position, rules: Rules, line: Sequence[Move]) -> int:
@@ -124,12 +182,13 @@ def _material_gain(position: Position, rules: Rules, line: Sequence[Move]) -> in
 
 
 def hint(position: Position, rules: Rules, *, movetime: Optional[float] = DEFAULT_MOVETIME,
-         history: Iterable[Position] = ()) -> Hint:
+         history: Iterable[Position] = (), progress=None) -> Hint:
     """The strongest level's move in ``position`` with its reason; ValueError when the
-    game is over there."""
-    analysis = analyse(position, rules, level=STRONGEST, movetime=movetime, history=history)
+    game is over there. ``progress(depth, analysis)`` is called after each depth."""
+    analysis = analyse(position, rules, level=STRONGEST, movetime=movetime, history=history,
+                       progress=progress)
     return Hint(analysis.move, analysis.score, analysis.line,
-                reason(position, rules, analysis))
+                explain_move(position, rules, analysis))
 
 
 @dataclass(frozen=True)
@@ -144,6 +203,11 @@ class ReviewNote:
     played_score: int
     better_score: int
     kind: str            # "loses material by force" | "misses a clearly better move"
+
+    @property
+    def code(self) -> str:
+        """The kind as a code: ``loses_material`` or ``misses_better``."""
+        return "loses_material" if self.kind == LOSES_MATERIAL else "misses_better"
 
     @property
     def change(self) -> int:
@@ -166,7 +230,8 @@ def review(start: Position, rules: Rules, plies: Sequence[ReplayedPly], *,
     """Mark each move of a replayed game (:func:`fenix_table.rules.replay.replay`) that
     scores at least ``threshold`` worse than the best move the search finds in
     ``movetime`` seconds. Played-on plies and forced moves are not judged.
-    ``progress(ply, total)`` is called before each ply is searched."""
+    ``progress(ply, total, notes)`` is called before each ply is searched, with the
+    notes so far."""
     notes: List[ReviewNote] = []
     history: List[Position] = [start]
     for number, ply in enumerate(plies, 1):
@@ -176,7 +241,7 @@ def review(start: Position, rules: Rules, plies: Sequence[ReplayedPly], *,
             history = [after]
             continue
         if progress is not None:
-            progress(number, len(plies))
+            progress(number, len(plies), tuple(notes))
         moves = legal_moves(before, rules)
         if len(moves) > 1:
             note = _judge(before, rules, ply, history[:-1], movetime, threshold)
@@ -202,8 +267,7 @@ def _judge(before: Position, rules: Rules, ply: ReplayedPly, history: List[Posit
     if best_score - played_score < threshold:
         return None
     lost = _material_gain(after, rules, reply.line)   # the opponent's gain is our loss
-    kind = "loses material by force" if lost > 0 and played_score < 0 else \
-        "misses a clearly better move"
+    kind = LOSES_MATERIAL if lost > 0 and played_score < 0 else MISSES_BETTER
     return ReviewNote(ply.ply, ply.side, ply.token, best.move.token, played_score,
                       best_score, kind)
 

@@ -38,7 +38,8 @@ from ..rules import Position, Rules
 from ..rules.geometry import bits_of
 from ..rules.movegen import capture_candidates, captures
 
-#: Weights tuned by self-play (see ``benchmarks/bench_opponent.py --tune``).
+#: Weights tuned by self-play (``benchmarks/bench_opponent.py``: a variant such as
+#: ``L8+threat=60`` against ``L8``).
 WEIGHTS: Dict[str, int] = {
     "soldier": 100,
     "general": 300,

@@ -45,7 +45,10 @@ class Action:
     (step: -1 an older stored game, +1 a newer one, 0 back to this game),
     ``calibrate_auto``, ``calibrate_corners`` (corners: four image points, a1's corner
     first, along rank 1), ``quit``; from the computer (:mod:`.computer`):
-    ``computer_thinking`` (fpn, depth), ``computer_move`` (fpn, token, depth, score).
+    ``computer_thinking`` (fpn, depth), ``computer_move`` (fpn, token, depth, score);
+    for the coach: ``hint`` (the best move for the side to move), ``coach_review``
+    (game: a stored game's id, its review) and from it (:mod:`.computer`)
+    ``hint_thinking``, ``hint_found`` and ``review_progress``, for the display.
     """
 
     name: str
@@ -103,6 +106,7 @@ class Table:
         self.vision = None
         self.message: Optional[str] = None   # the last refused request, one line
         self.computer = None                 # the computer opponent (GameSetup.computer)
+        self.coach = None                    # hints and reviews, made when first asked
         self._calibration = calibration
         self._camera_ok = True
         self._view: Optional[ev.BoardView] = None
@@ -178,8 +182,11 @@ class Table:
         events = [e if e.frame is not None else dataclasses.replace(e, frame=frame)
                   for e in events]
         changed = self.outputs.publish(events, still)
-        if self.computer is not None and self.referee is not None:
-            self.computer.follow(self.referee)   # its turn: it starts searching
+        if self.referee is not None:
+            # The computer starts on its turn; the coach gives up a hint the game has left.
+            for worker in (self.computer, self.coach):
+                if worker is not None:
+                    worker.follow(self.referee)
         return changed
 
     # -- the camera -------------------------------------------------------------------
@@ -269,6 +276,13 @@ class Table:
         }
         if name in handlers:
             return self._emit(handlers[name](), still=self.frame)
+        if name == "hint":
+            return self._hint()
+        if name == "coach_review":
+            game = action.arg("game")
+            if game is None and self.model is not None:
+                game = self.model.reviewed_id()   # the game the review screen shows
+            return self._coach_review(game)
         if name == "calibrate_auto":
             self._calibration = None
             self._start_vision(self.vision.board)
@@ -305,6 +319,39 @@ class Table:
                                    depth=int(action.arg("depth", 0)),
                                    score=int(action.arg("score", 0)))
 
+    def _coach(self):
+        from .computer import Coach
+
+        if self.coach is None:
+            self.coach = Coach(self.setup.computer_movetime, post=self.requests.put)
+        return self.coach
+
+    def _hint(self) -> bool:
+        """Ask the coach for the best move of the side to move (off the loop)."""
+        ref = self.referee
+        if ref.state == "over":
+            return self._emit([ev.Notice(code="no_hint_over", message="no hint: the game is over")])
+        if self.computer is not None and ref.position.side == self.computer.side:
+            return self._emit([ev.Notice(code="no_hint_computer",
+                                         message="no hint: it is the computer's turn")])
+        coach = self._coach()
+        if not coach.busy("hint", ref.position.fpn()):
+            coach.hint(ref.position, ref.game.positions[:-1], ref.rules)
+        return False
+
+    def _coach_review(self, game_id: Optional[int]) -> bool:
+        """Ask the coach to review the stored game ``game_id`` (read here, in the loop's
+        thread, which owns the archive; searched off the loop)."""
+        from ..record.fgn import replay_stored
+
+        if self.record is None or game_id is None:
+            return self._emit([ev.Notice(code="no_review", message="no review: games are "
+                                         "not recorded at this table")])
+        coach = self._coach()
+        if not coach.busy("review", game_id):
+            coach.review(game_id, replay_stored(self.record.store, game_id))
+        return False
+
     def _move_done(self) -> List[ev.Event]:
         # The move button: judge the board as it is now, without waiting for it to stay
         # still for stable_frames.
@@ -323,8 +370,9 @@ class Table:
     def close(self) -> None:
         """Let every output finish and close. Moves the record could not write (the
         archive went away) are saved as an FGN file beside it, never lost."""
-        if self.computer is not None:
-            self.computer.close()
+        for worker in (self.computer, self.coach):
+            if worker is not None:
+                worker.close()
         self.outputs.close()
         if self.record is not None and self.record.pending and self.referee is not None:
             self._rescue()

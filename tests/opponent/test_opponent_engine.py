@@ -196,3 +196,21 @@ def test_scores_shrink_towards_the_no_capture_draw():
     unlimited = Rules.preset("official", no_capture_limit=0)
     assert analyse(late, unlimited, depth=2, movetime=None).score == \
         analyse(early, unlimited, depth=2, movetime=None).score
+
+
+def test_an_oversight_walks_into_the_recapture_but_never_into_a_lost_game():
+    """A level's oversight plays the move that looks best as it stands, the opponent's
+    compulsory capture unseen (here: the General lands next to the soldier that takes it
+    back), and never one the search saw lose the game (the setup dead end)."""
+    from fenix_table.opponent import Level
+    from fenix_table.opponent.search import Searcher
+
+    careful = Level(2, 0, True, 1.0)
+    slip = Level(2, 0, True, 1.0, oversight=1.0)
+    landing = Position.from_fpn("7x8 s5k/7/7/7/s6/7/7/G5K r 55 - 0")
+    assert careful.search(Searcher(Rules()), landing, movetime=None).move.token != "a1xa7"
+    assert slip.search(Searcher(Rules()), landing, movetime=None).move.token == "a1xa7"
+    pos = Position.from_fpn(DEAD_END_SETUP)
+    rules = Rules.preset("strike")
+    assert slip.search(Searcher(rules), pos, movetime=None).move.token not in \
+        {"f1-e1", "f1-g1"}

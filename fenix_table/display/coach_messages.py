@@ -1,0 +1,73 @@
+"""The coach's sentences in German, French and Dutch, keyed by the codes of
+:data:`fenix_table.opponent.coach.REASONS` (the English catalogue) with the same
+``{named}`` placeholders; ``tests/display/test_display_i18n.py`` keeps them in step.
+``piece`` values are game words ("soldier", "general", "king"), translated before they
+are put in."""
+from __future__ import annotations
+
+COACH: dict[str, dict[str, str]] = {
+    "de": {
+        "builds": "baut einen {piece} auf {cell}",
+        "recreates_king": "macht deinen König neu auf {cell}",
+        "creates_general": "macht einen General auf {cell} (dein Recht nach einem verlorenen)",
+        "takes_king": "schlägt den König: {move} schlägt {total}",
+        "wins_general": "gewinnt einen General: {move} schlägt {total}",
+        "wins_generals": "gewinnt {count} Generäle: {move} schlägt {total}",
+        "takes_soldier": "schlägt 1 Soldaten: {move} schlägt {total}",
+        "takes_soldiers": "schlägt {count} Soldaten: {move} schlägt {total}",
+        "wins_game": "gewinnt die Partie in {moves} Zügen",
+        "saves_king": "rettet deinen König vor {threat}",
+        "saves_general": "rettet deinen General vor {threat}",
+        "saves_stone": "rettet 1 Stein vor {threat}",
+        "saves_stones": "rettet {count} Steine vor {threat}",
+        "prepares_stone": "bereitet den Gewinn von 1 Stein vor: {line}",
+        "prepares_stones": "bereitet den Gewinn von {count} Steinen vor: {line}",
+        "keeps": "hält die beste Stellung, die die Suche findet (Wertung {score})",
+        "holds_out": "hält am längsten stand: die Suche findet einen Verlust in {moves} Zügen",
+        "landing": " (die anderen Schläge geben mehr zurück)",
+        "and_wins": " und gewinnt die Partie in {moves}",
+    },
+    "fr": {
+        "builds": "construit un {piece} sur {cell}",
+        "recreates_king": "recrée votre roi sur {cell}",
+        "creates_general": "crée un général sur {cell} (votre droit après en avoir perdu un)",
+        "takes_king": "prend le roi : {move} prend {total}",
+        "wins_general": "gagne un général : {move} prend {total}",
+        "wins_generals": "gagne {count} généraux : {move} prend {total}",
+        "takes_soldier": "prend 1 soldat : {move} prend {total}",
+        "takes_soldiers": "prend {count} soldats : {move} prend {total}",
+        "wins_game": "gagne la partie en {moves} coups",
+        "saves_king": "sauve votre roi de {threat}",
+        "saves_general": "sauve votre général de {threat}",
+        "saves_stone": "sauve 1 pierre de {threat}",
+        "saves_stones": "sauve {count} pierres de {threat}",
+        "prepares_stone": "prépare le gain d'1 pierre : {line}",
+        "prepares_stones": "prépare le gain de {count} pierres : {line}",
+        "keeps": "garde la meilleure position que la recherche trouve (score {score})",
+        "holds_out": "résiste le plus longtemps : la recherche voit une défaite en {moves} coups",
+        "landing": " (les autres prises rendent plus)",
+        "and_wins": " et gagne la partie en {moves}",
+    },
+    "nl": {
+        "builds": "bouwt een {piece} op {cell}",
+        "recreates_king": "maakt je koning opnieuw op {cell}",
+        "creates_general": "maakt een generaal op {cell} (je recht na het verlies van een)",
+        "takes_king": "slaat de koning: {move} slaat {total}",
+        "wins_general": "wint een generaal: {move} slaat {total}",
+        "wins_generals": "wint {count} generaals: {move} slaat {total}",
+        "takes_soldier": "slaat 1 soldaat: {move} slaat {total}",
+        "takes_soldiers": "slaat {count} soldaten: {move} slaat {total}",
+        "wins_game": "wint de partij in {moves} zetten",
+        "saves_king": "redt je koning van {threat}",
+        "saves_general": "redt je generaal van {threat}",
+        "saves_stone": "redt 1 steen van {threat}",
+        "saves_stones": "redt {count} stenen van {threat}",
+        "prepares_stone": "bereidt de winst van 1 steen voor: {line}",
+        "prepares_stones": "bereidt de winst van {count} stenen voor: {line}",
+        "keeps": "houdt de beste stelling die de zoektocht vindt (score {score})",
+        "holds_out": "houdt het langst stand: de zoektocht vindt verlies in {moves} zetten",
+        "landing": " (de andere slagen geven meer terug)",
+        "and_wins": " en wint de partij in {moves}",
+    },
+}
+
