@@ -16,6 +16,10 @@ all wider than the kernel. Then, per polarity:
    (which is what a grid shifted or miscounted by one cell would show).
 4. The winner is refined: along every predicted line the true line is searched across it,
    lines are refitted, and the homography is recomputed from their intersections.
+5. It must sit on a board (:func:`extent_measures`); and where the same grid a cell over
+   fits the lines about as well and sits on a board too, the one with board margin
+   beyond the outer line the other lacks is taken (:func:`_margins_moved`): beyond the
+   other's lies the table, past the board's edge or a stripe of a cloth.
 
 The face is the polarity (and, for 7x8, the axis assignment) whose pattern fits best.
 Orientation comes from the stones when the frame shows the start position (Red's camp
@@ -59,6 +63,8 @@ class LocateConfig:
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
+    near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
+    margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
     swap_line: float = 0.2           # a 7x8 grid turns its axes round when its weakest line gains this share
     min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
     straighter: float = 0.6          # ... and so is one that leaves the lines this crooked or more
@@ -715,6 +721,22 @@ def _bare_colours(lab: np.ndarray, Hm: np.ndarray, pts: np.ndarray, lens: Option
     return vals.reshape(shape + (3,))
 
 
+def _colour_distance(col: np.ndarray, to: np.ndarray) -> np.ndarray:
+    # Lightness counts less: a forearm's shadow darkens a whole side of bare board.
+    return np.sqrt((((col - to) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
+
+
+def _margin_runs(col: np.ndarray, response: np.ndarray, ref: np.ndarray, ink: np.ndarray,
+                 flat_below: float) -> np.ndarray:
+    """Which runs of margin points (Lab ``col`` and line ``response``, (runs, points))
+    are board: each point bare board (``ref``'s colour, flat) or print (``ink``'s
+    colour, on a line), half the run one or the other and some of it bare board."""
+    with np.errstate(invalid="ignore"):                                 # NaN: neither
+        bare = (_colour_distance(col, ref) < 14.0) & (response < flat_below)
+        printed = (_colour_distance(col, ink) < 14.0) & (response >= flat_below)
+    return ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
+
+
 def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
                     lens: Optional[Callable] = None) -> Dict[str, float]:
     """How well a grid (``Hm``: board cells -> pixels of ``lab`` and ``lines_dil``; then
@@ -781,14 +803,11 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     beside = np.concatenate([off[1:-1].ravel() for _, off in strength])
     noise = float(np.nanmedian(beside)) if np.isfinite(beside).any() else 0.0
     flat_below = max(0.35 * typical, 2.5 * noise, 2.0)
-    def colour_distance(col, to):
-        # Lightness counts less: a forearm's shadow darkens a whole side of bare board.
-        return np.sqrt((((col - to) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
     def board_like(col, runs):
         """Board-coloured, and flat along the whole run."""
         with np.errstate(invalid="ignore"):
             flat = (sample(runs) < flat_below).all(axis=-1)             # NaN counts as not flat
-            return (colour_distance(col, ref) < 14.0) & flat
+            return (_colour_distance(col, ref) < 14.0) & flat
     # Bare spots: the four corners of every cell (0.12 cells in from the crossing, the
     # run going on diagonally to 0.24), and the margin strip. A cell is bare board when
     # two of its corners are (a stack's side or a tall stack's top may hide the others).
@@ -826,18 +845,58 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
             pts = pts if fam == 0 else pts[..., ::-1]
-            col = _bare_colours(lab, Hm, pts, lens)
-            response = sample(pts)
-            with np.errstate(invalid="ignore"):                         # NaN: neither
-                bare = (colour_distance(col, ref) < 14.0) & (response < flat_below)
-                printed = (colour_distance(col, ink) < 14.0) & (response >= flat_below)
-            board = ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
+            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), ref, ink, flat_below)
             margins.append(float(board.mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
     margin = min(margins)
     return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond}
+
+
+def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int, fam: int,
+                   sign: int) -> Tuple[float, float]:
+    """The grid ``Hm`` against itself moved a cell (``sign``) across family ``fam``: the
+    share of board-like margin beyond the outer line only the grid has, and beyond the
+    one only the moved grid has (the margin strip and rule of :func:`extent_measures`).
+
+    Only one of those two lines is the board's outer line, with the board's margin
+    beyond it; the other is the board's physical edge or a line of the table a cell
+    beyond, with the table beyond it. The board's colour, its lines' colour and its
+    flatness come from the cells and lines the two grids share: a table that lines up
+    with the grid and looks like board in places cannot set its own reference."""
+    n, span = (na, nb) if fam == 0 else (nb, na)
+    def to_board(x, y):
+        pts = np.stack(np.broadcast_arrays(x, y), -1)
+        return pts if fam == 0 else pts[..., ::-1]
+    def sample(pts):
+        v, ok = _sample(lines_dil, _project(Hm, pts.reshape(-1, 2)))
+        return np.where(ok, v, np.nan).reshape(pts.shape[:-1])
+    first = 1 if sign > 0 else 0                     # the shared cells: columns first..first+n-2
+    cols = np.arange(first, first + n - 1, dtype=float)
+    corner = np.array([0.12, 0.88])                  # the cells' corners, where no stone reaches
+    across, along = np.meshgrid(cols, np.arange(span, dtype=float), indexing="ij")
+    across, along = np.broadcast_arrays(across[..., None, None] + corner[:, None], along[..., None, None] + corner)
+    tt = (np.arange(span)[:, None] + np.array([0.1, 0.18, 0.82, 0.9])[None]).ravel()
+    inner = cols[1:, None]                           # the shared lines
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = _nanmedian(_bare_colours(lab, Hm, to_board(across.reshape(-1, 1), along.reshape(-1, 1))
+                                       ).reshape(-1, 3), axis=0)
+        ink = _nanmedian(_bare_colours(lab, Hm, to_board(inner, np.arange(1, span, dtype=float)[None])
+                                       ).reshape(-1, 3), axis=0)
+        on = sample(to_board(inner, tt[None]))
+        off = np.fmin(sample(to_board(inner - 0.2, tt[None])), sample(to_board(inner + 0.2, tt[None])))
+        typical, noise = float(np.nanmedian(on)), float(np.nanmedian(off))
+    flat_below = max(0.35 * typical, 2.5 * noise, 2.0) if np.isfinite([typical, noise]).all() else 2.0
+    t = (np.arange(span)[:, None] + np.array([0.25, 0.5, 0.75])[None]).ravel()
+    out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
+    def margin(edge, outward):
+        pts = to_board(edge + outward * out[None], t[:, None])
+        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), ref, ink, flat_below).mean())
+    if sign > 0:
+        return margin(0.0, -1.0), margin(float(n + 1), 1.0)
+    return margin(float(n), 1.0), margin(-1.0, -1.0)
 
 
 def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: LocateConfig = DEFAULT) -> Dict[str, float]:
@@ -1047,6 +1106,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if (moved is not None and moved[0] > sr + config.clearly_better
                         and on_a_board(lab(), dil, moved[1], na, nb, config)):
                     sr, Hr = moved
+                # Two grids a cell apart that both sit on a board and fit the lines about
+                # equally: the board's edge or a stripe beyond it passes for an outer line.
+                edge = _margin_beyond(lab(), lines, dil, Hr, sr, na, nb, config)
+                if edge is not None:
+                    sr, Hr = edge
             if na != nb:
                 swapped = _swapped(lab(), lines, dil, Hr, na, nb, config)
                 if swapped is not None:
@@ -1111,6 +1175,29 @@ def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, n
         return None
     refined = _refine(lines, best[1], na, nb)
     return max((_score(dil, refined, na, nb), refined), best, key=lambda t: t[0])
+
+
+def _margin_beyond(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float,
+                   na: int, nb: int, config: LocateConfig):
+    """The grid ``Hm`` (fit ``score``) moved a cell across one family, as (score,
+    homography), when that fits the lines nearly as well, sits on a board, and the
+    margin beyond the outer line it gains is clearly more board-like than the margin
+    beyond the line it drops (:func:`_margins_moved`); else None."""
+    for fam in (0, 1):
+        for sign in (-1, 1):
+            step = (sign, 0) if fam == 0 else (0, sign)
+            moved = Hm @ np.array([[1, 0, step[0]], [0, 1, step[1]], [0, 0, 1]], float)
+            if _score(dil, moved, na, nb) < score - config.near_tie:
+                continue
+            own, gained = _margins_moved(lab, dil, Hm, na, nb, fam, sign)
+            if gained < own + config.margin_gain:
+                continue
+            refined = _refine(lines, moved, na, nb)
+            fit, moved = max((_score(dil, moved, na, nb), moved), (_score(dil, refined, na, nb), refined),
+                             key=lambda t: t[0])
+            if on_a_board(lab, dil, moved, na, nb, config):
+                return fit, moved
+    return None
 
 
 def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str], config: LocateConfig):

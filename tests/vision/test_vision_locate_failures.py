@@ -1,15 +1,18 @@
 """Failure modes of the locator that were fixed, each on generated frames: the board's
-own grid refused for a printed border line in a narrow margin, and a 7x8 grid taken
-with its axes the other way round on wood grain that runs with the lines."""
+own grid refused for a printed border line in a narrow margin, a 7x8 grid taken
+with its axes the other way round on wood grain that runs with the lines, and a grid a
+cell over on a striped cloth whose stripe runs a cell beyond the board's outer line."""
 import os
 import sys
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
 from fenix_table.board import dimensions
-from fenix_table.vision.locate import board_extent, locate_board
+from fenix_table.vision.locate import (DEFAULT, _dilate, _lab, _margin_beyond, _score, _work_gray, board_extent,
+                                      line_image, locate_board)
 from fenix_table.vision.types import Calibration
 from fenix_tools.sim import random_placement, random_scene, render_frame
 
@@ -66,4 +69,61 @@ def test_a_7x8_grid_on_wood_grain_is_not_taken_with_its_axes_swapped():
     assert truth.board == "7x8" and not truth.hand
     found = locate_board(bgr)
     assert found.board == "7x8"
+    assert corner_error(found, truth) < cell_pixels(truth) / 3
+
+
+def striped_cloth_frame(seed):
+    """A generated 9x9 frame with a cloth painted on its table: a stripe in the lines'
+    colour a cell beyond the outer line on both sides across the files, and beyond each
+    stripe blocks half a cell long, alternately in the board's colour and the table's
+    (the physically based renders' striped cloths, frame 100112 of their train split)."""
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "9x9", image_size=(1280, 960)), margin=0.6, border_line=0.0,
+                    distortion_k1=0.0, hand=False, stray_stones=0)
+    bgr, truth = render_frame(random_placement(rng, "9x9"), "9x9", scene, rng)
+    Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [9, 0], [9, 9], [0, 9]]), np.float32(truth.corners))
+    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(float)
+    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
+    across, along = p[..., 0] / p[..., 2], p[..., 1] / p[..., 2]
+    def colour(points):
+        q = cv2.perspectiveTransform(np.float32(points)[None], Hm)[0].astype(int)
+        return np.median(bgr[q[:, 1], q[:, 0]].astype(float), axis=0)
+    t = np.linspace(0.3, 8.7, 40)
+    board_colour = colour(np.stack([np.full_like(t, -0.3), t], -1))
+    line_colour = colour(np.array([(i, j) for i in range(1, 9) for j in range(1, 9)], float))
+    out = bgr.astype(float)
+    beyond = ((across < -1.03) | (across > 10.03)) & (np.abs(across) < 13)
+    out[beyond & (np.floor(along / 0.5) % 2 == 0)] = board_colour
+    out[((np.abs(across + 1) < 0.03) | (np.abs(across - 10) < 0.03)) & (along > -1.5) & (along < 10.5)] = line_colour
+    out += rng.normal(0, 2.0, out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8), truth
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_grid_a_cell_over_on_a_striped_cloth_moves_to_the_board(seed):
+    # The grid a cell over takes the stripe for its outer line. It passes every extent
+    # check (lines along their whole length, the outer cells' corners by the stripe are
+    # the board's margin, half the cloth beyond the stripe is board-coloured), and on the
+    # renders it fitted the lines as well as the board's own grid. Weighed against the
+    # board's grid a cell back, the margin beyond its stripe is much less board-like than
+    # the margin beyond the board's outer line it drops: it moves back onto the board.
+    bgr, truth = striped_cloth_frame(seed)
+    cal = Calibration("9x9", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    for files in (1, -1):
+        assert board_extent(shifted(cal, files, 0), bgr)["on_board"] == 1.0, files
+    gray, scale = _work_gray(bgr, DEFAULT.work_size)
+    lab = _lab(cv2.resize(bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA))
+    lines = line_image(gray, True, DEFAULT.kernel)
+    dil = _dilate(lines)
+    true_grid = cv2.getPerspectiveTransform(np.float32([[0, 0], [9, 0], [9, 9], [0, 9]]),
+                                            np.float32(np.asarray(truth.fitted_corners()) * scale))
+    assert _margin_beyond(lab, lines, dil, true_grid, _score(dil, true_grid, 9, 9), 9, 9, DEFAULT) is None
+    for files in (1, -1):
+        over = true_grid @ np.array([[1, 0, files], [0, 1, 0], [0, 0, 1]], float)
+        moved = _margin_beyond(lab, lines, dil, over, _score(dil, over, 9, 9), 9, 9, DEFAULT)
+        assert moved is not None, files
+        corners = cv2.perspectiveTransform(np.float32([[[0, 0], [9, 0], [9, 9], [0, 9]]]), moved[1])[0] / scale
+        assert np.linalg.norm(corners - truth.fitted_corners(), axis=1).mean() < cell_pixels(truth) / 3, files
+    found = locate_board(bgr)
+    assert found.board == "9x9"
     assert corner_error(found, truth) < cell_pixels(truth) / 3
