@@ -65,10 +65,11 @@ class Rectified:
     ppc: int
     pad: int
     bgr: Optional[np.ndarray] = None    # the warped frame itself (uint8), the classifier's patches
+    L: Optional[np.ndarray] = None      # lab's L channel, contiguous (filled in when not given)
 
-    @property
-    def L(self) -> np.ndarray:
-        return self.lab[..., 0]
+    def __post_init__(self):
+        if self.L is None:
+            self.L = np.ascontiguousarray(self.lab[..., 0])
 
 
 def _rect_to_image(calibration: Calibration, ppc: int, pad: int) -> np.ndarray:
@@ -111,10 +112,10 @@ class Rectifier:
             src = cv2.resize(frame_bgr, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
         warped = cv2.remap(src, self.maps[0], self.maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         lab = cv2.cvtColor(warped.astype(np.float32) * (1.0 / 255), cv2.COLOR_BGR2LAB)
-        L = lab[..., 0]
+        L = np.ascontiguousarray(lab[..., 0])
         gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3)
         gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3)
-        return Rectified(lab, cv2.magnitude(gx, gy), self.ppc, self.pad, warped)
+        return Rectified(lab, cv2.magnitude(gx, gy), self.ppc, self.pad, warped, L)
 
 
 def rectify(frame_bgr: np.ndarray, calibration: Calibration, config: ReaderConfig = DEFAULT_READER) -> Rectified:

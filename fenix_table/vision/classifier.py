@@ -84,8 +84,9 @@ def net_input(patches: np.ndarray) -> np.ndarray:
     from its face by as much, relatively, as a bright room's)."""
     lab = to_lab(patches)
     ref = board_reference(lab)
-    scale = 3.0 / (ref[0] + 5.0)
-    return np.ascontiguousarray(((lab - ref) * scale).transpose(0, 3, 1, 2), dtype=np.float32)
+    blob = np.subtract(lab.transpose(0, 3, 1, 2), ref[:, None, None], order="C")
+    blob *= np.float32(3.0 / (ref[0] + 5.0))
+    return blob
 
 
 class CellClassifier(Protocol):

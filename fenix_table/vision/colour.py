@@ -81,6 +81,38 @@ def cell_patches(image: np.ndarray, width: int, height: int, ppc: int, pad: int)
     return blocks.reshape(height * width, ppc * ppc, ch)
 
 
+_PIXELS: Dict[Tuple[int, ...], Dict[str, np.ndarray]] = {}
+
+
+def cell_pixels(shape: Tuple[int, int], width: int, height: int, ppc: int, pad: int) -> Dict[str, np.ndarray]:
+    """Where every cell's pixels lie in a rectified image of ``shape`` (rows, columns):
+    ``"all"`` (cells, ppc*ppc) their flat indices, cell by cell in
+    :func:`~fenix_table.board.cell_names` order and row by row within a cell (as
+    :func:`cell_patches` cuts them), and the same for the pixels of each of
+    :func:`masks`' regions. Taken straight from the image, a frame's samples need no
+    copy of every cell's patch first."""
+    key = (shape[0], shape[1], width, height, ppc, pad)
+    if key not in _PIXELS:
+        rows = pad + np.arange(height)[:, None] * ppc + np.arange(ppc)
+        cols = pad + np.arange(width)[:, None] * ppc + np.arange(ppc)
+        at = (rows[:, None, :, None] * shape[1] + cols[None, :, None, :]).reshape(width * height, ppc * ppc)
+        m = masks(ppc)
+        _PIXELS[key] = {"all": at, **{k: at[:, m[k]] for k in ("centre", "ring", "corner", "edge", "inner")}}
+    return _PIXELS[key]
+
+
+def sample_median(samples: np.ndarray) -> np.ndarray:
+    """(cells, channels) the median of every cell's samples, ``samples`` (cells, n,
+    channels): ``np.median(samples, axis=1)`` to the bit, but partitioned along
+    contiguous rows, which takes half the time."""
+    rows = np.ascontiguousarray(samples.transpose(0, 2, 1))
+    n = rows.shape[-1]
+    if n % 2:
+        return np.partition(rows, n // 2, axis=-1)[..., n // 2]
+    part = np.partition(rows, (n // 2 - 1, n // 2), axis=-1)
+    return (part[..., n // 2 - 1] + part[..., n // 2]) * rows.dtype.type(0.5)
+
+
 def border_light(L: np.ndarray, width: int, height: int, ppc: int, pad: int, half: int = 2) -> np.ndarray:
     """(cells, 4): the brightest L across each cell side's border line (up, right, down,
     left in the rectified image), averaged over the side's middle half, as a fraction of
@@ -114,21 +146,24 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     ``pad``; and every cell's corners' median Lab colour (their median is the board's
     colour, which the looks and the hand check are measured from)."""
     m = masks(ppc)
-    patches = cell_patches(lab, width, height, ppc, pad)
-    gpatch = cell_patches(grad[..., None], width, height, ppc, pad)[..., 0]
-    centre = np.median(patches[:, m["centre"]], axis=1)
-    ring = np.median(patches[:, m["ring"]], axis=1)
-    corners = np.median(patches[:, m["corner"]], axis=1)
+    at = cell_pixels(lab.shape[:2], width, height, ppc, pad)
+    colours = lab.reshape(-1, 3)
+    lightness = np.ascontiguousarray(lab[..., 0])
+    L = lightness.ravel()[at["all"]]
+    inside = colours[at["centre"]]
+    gradient = grad.ravel()
+    centre = sample_median(inside)
+    ring = sample_median(colours[at["ring"]])
+    corners = sample_median(colours[at["corner"]])
     board = np.median(corners, axis=0)
     # The local board reference: this cell's corners, unless they disagree wildly with the
     # board (stones of neighbouring tall stacks can cover them), then the global one.
     local = np.where(np.abs(corners[:, :1] - board[0]) > 25, board, corners)
-    L = patches[..., 0]
-    texture = L[:, m["centre"]].std(axis=1)
-    edge = gpatch[:, m["edge"]].mean(axis=1) - gpatch[:, m["inner"]].mean(axis=1)
+    texture = inside[..., 0].std(axis=1)
+    edge = gradient[at["edge"]].mean(axis=1) - gradient[at["inner"]].mean(axis=1)
     chroma = np.hypot(centre[:, 1], centre[:, 2]) - np.hypot(local[:, 1], local[:, 2])
     log_ratio = np.log((centre[:, 0] + 3.0) / (local[:, 0] + 3.0))
-    red_share = (patches[:, m["centre"], 1] - local[:, 1:2] > 15).mean(axis=1)
+    red_share = (inside[..., 1] - local[:, 1:2] > 15).mean(axis=1)
     prof = m["profile"].astype(np.float32)
     profile = (L @ prof) / prof.sum(axis=0) - local[:, :1]
     octw = m["octants"].astype(np.float32)
@@ -141,7 +176,7 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     contrast = np.linalg.norm(centre - local, axis=1)
     # The cells standing out most from their corners are stones whatever the room.
     stones = (contrast >= np.percentile(contrast, 80)) & (contrast > 3)
-    sides = shadow_sides(border_light(lab[..., 0], width, height, ppc, pad), stones)
+    sides = shadow_sides(border_light(lightness, width, height, ppc, pad), stones)
     return np.column_stack([
         centre - local,
         centre[:, 0] - board[0],
