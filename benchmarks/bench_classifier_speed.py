@@ -13,7 +13,8 @@
   time is for all four Pi cores, so the one-core Pi figure can be up to about four times
   the estimate; the estimate is a ratio, not a measurement on a Pi.
 
-Times are CPU time of this one-threaded process (``time.process_time``), medians.
+Times are the CPU time of the timing thread (``time.thread_time``; OpenCV runs on that
+one thread), medians and 95th percentiles over every call.
 
     python benchmarks/bench_classifier_speed.py [--frames 20]
 """
@@ -24,7 +25,7 @@ import os
 import sys
 import tempfile
 import time
-from typing import Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import cv2
 import numpy as np
@@ -42,18 +43,22 @@ from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa
 PI4_MOBILENET_MS = 87.0
 
 
-def timed(fn, repeat: int) -> float:
-    """Median milliseconds of ``fn()`` over ``repeat`` calls after two warm-ups, as the
-    process's CPU time: with one thread that is the time on one core, whatever else the
-    shared machine runs meanwhile (wall-clock times here grow with its load)."""
+def timed(fn, repeat: int) -> List[float]:
+    """Milliseconds of each of ``repeat`` calls of ``fn()`` after two warm-ups, as the
+    thread's CPU time: the time on one core, whatever else the shared machine runs
+    meanwhile (wall-clock times here grow with its load)."""
     fn()
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.process_time()
+        t0 = time.thread_time()
         fn()
-        times.append(1000 * (time.process_time() - t0))
-    return float(np.median(times))
+        times.append(1000 * (time.thread_time() - t0))
+    return times
+
+
+def spread(ms: Sequence[float]) -> str:
+    return f"median {np.median(ms):.2f} ms, p95 {np.percentile(ms, 95):.2f} ms"
 
 
 def mobilenet_ms(repeat: int) -> Optional[float]:
@@ -83,7 +88,7 @@ def mobilenet_ms(repeat: int) -> Optional[float]:
     def run():
         dnn.setInput(x)
         dnn.forward()
-    return timed(run, repeat)
+    return float(np.median(timed(run, repeat)))
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -97,10 +102,10 @@ def main(argv: Sequence[str] = ()) -> int:
     for board in ("9x9", "7x8"):
         w, h = dimensions(board)
         patches = rng.integers(0, 255, (w * h, PATCH, PATCH, 3), dtype=np.uint8)
-        cells_ms[board] = timed(lambda: clf.probabilities(patches), 50)
+        cells_ms[board] = float(np.median(timed(lambda: clf.probabilities(patches), 50)))
         print(f"CNN on the {w * h} cells of a {board} frame (one core): {cells_ms[board]:.2f} ms")
-    frame_ms = []
-    read_ms = {"out of the box": [], "calibrated": []}
+    frame_ms: List[float] = []
+    read_ms: Dict[str, List[float]] = {"out of the box": [], "calibrated": []}
     for i in range(args.frames):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, image_size=(1280, 960), hand=False)
@@ -109,16 +114,15 @@ def main(argv: Sequence[str] = ()) -> int:
         bgr, truth = render_frame(random_placement(rng, board), board, scene, rng)
         cal = Calibration(board, (1280, 960), tuple(map(tuple, truth.fitted_corners())))
         reader = CellReader(cal)
-        frame_ms.append(timed(lambda: reader.classifier.probabilities(reader.patches(reader.rectifier(bgr))), 10))
-        read_ms["out of the box"].append(timed(lambda: reader.read(bgr), 5))
+        frame_ms += timed(lambda: reader.classifier.probabilities(reader.patches(reader.rectifier(bgr))), 10)
+        read_ms["out of the box"] += timed(lambda: reader.read(bgr), 10)
         calibrated = CellReader(calibrate_reader(start_bgr, cal, start))
-        read_ms["calibrated"].append(timed(lambda: calibrated.read(bgr), 5))
+        read_ms["calibrated"] += timed(lambda: calibrated.read(bgr), 10)
     fm = np.array(frame_ms)
-    print(f"rectify and classify every cell of a 1280x960 frame (one core): median {np.median(fm):.2f} ms, "
-          f"max {fm.max():.2f} ms over {len(fm)} frames")
+    print(f"rectify and classify every cell of a 1280x960 frame (one core): {spread(fm)} "
+          f"over {args.frames} frames")
     for kind, ms in read_ms.items():
-        print(f"CellReader.read (default classifier, colours, heights and hands), {kind}: "
-              f"median {np.median(ms):.2f} ms, max {np.max(ms):.2f} ms")
+        print(f"CellReader.read (default classifier, colours, heights and hands), {kind}: {spread(ms)}")
     ref = mobilenet_ms(10)
     if ref is None:
         print("Pi 4 estimate: needs torch (the train extra) to build the reference network")
