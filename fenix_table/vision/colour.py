@@ -118,11 +118,12 @@ def border_light(L: np.ndarray, width: int, height: int, ppc: int, pad: int, hal
     left in the rectified image), averaged over the side's middle half, as a fraction of
     the frame's typical border (0: as bright as usual, -0.4: lost 40% of its light)."""
     q0, q1 = ppc // 4, 3 * ppc // 4
-    ys = pad + np.arange(height + 1) * ppc
-    rows = np.max([L[ys + d, pad:pad + width * ppc] for d in range(-half, half + 1)], axis=0)
+    across_line = np.arange(-half, half + 1)
+    ys = pad + np.arange(height + 1)[:, None] * ppc + across_line
+    rows = L[ys, pad:pad + width * ppc].max(axis=1)
     across = rows.reshape(height + 1, width, ppc)[:, :, q0:q1].mean(axis=2)          # (h+1, w)
-    xs = pad + np.arange(width + 1) * ppc
-    cols = np.max([L[pad:pad + height * ppc, xs + d] for d in range(-half, half + 1)], axis=0)
+    xs = pad + np.arange(width + 1)[:, None] * ppc + across_line
+    cols = L[pad:pad + height * ppc, xs].max(axis=2)
     down = cols.reshape(height, ppc, width + 1)[:, q0:q1, :].mean(axis=1)             # (h, w+1)
     typical = np.median(np.concatenate([across.ravel(), down.ravel()])) + 1.0
     sides = np.stack([across[:-1], down[:, 1:], across[1:], down[:, :-1]], axis=-1)

@@ -6,7 +6,8 @@ from fenix_tools.sim import SceneParams, random_placement, render_frame
 from fenix_table.board import cell_name, cell_names, dimensions
 from fenix_table.rules import Position
 from fenix_table.vision.cells import CellReader, calibrate_reader
-from fenix_table.vision.colour import CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, frame_labels, layout_labels
+from fenix_table.vision.colour import (CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, cell_patches, cell_pixels,
+                                       frame_labels, layout_labels, masks, sample_median)
 from fenix_tools.training import scene_rows
 from fenix_table.vision.types import Calibration
 
@@ -124,3 +125,23 @@ def test_training_rows_are_the_readers_features_with_the_layouts_labels():
     assert np.isfinite(start_X).all() and np.isfinite(game_X).all()
     assert start_y.tolist() == layout_labels(Position.start(board).stacks(), names).tolist()
     assert set(game_y.tolist()) <= {0, 1, 2} and len(game_y) == len(names)
+
+
+@pytest.mark.parametrize("n", [63, 64])
+def test_sample_median_is_numpys_median(n):
+    rng = np.random.default_rng(n)
+    samples = (rng.random((81, n, 3)) * 100).astype(np.float32)
+    samples[:, : n // 3] = 50.0                 # ties
+    assert np.array_equal(sample_median(samples), np.median(samples, axis=1))
+
+
+@pytest.mark.parametrize("board", ["9x9", "7x8"])
+def test_cell_pixels_are_each_cells_patch_row_by_row(board):
+    width, height = dimensions(board)
+    ppc, pad = 8, 4
+    image = np.arange((2 * pad + height * ppc) * (2 * pad + width * ppc), dtype=np.int64).reshape(
+        2 * pad + height * ppc, 2 * pad + width * ppc)
+    at = cell_pixels(image.shape, width, height, ppc, pad)
+    assert np.array_equal(image.ravel()[at["all"]], cell_patches(image[..., None], width, height, ppc, pad)[..., 0])
+    m = masks(ppc)
+    assert np.array_equal(at["centre"], at["all"][:, m["centre"]])
