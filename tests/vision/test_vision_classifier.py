@@ -123,3 +123,20 @@ def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path):
     assert np.allclose(logits, t_logits.numpy() / 1.7, atol=1e-4)
     assert np.allclose(feats, t_feats.numpy(), atol=1e-4)
     assert json.loads(head.read_text())["temperature"] == 1.7
+
+
+@pytest.mark.parametrize("kernel,padding", [(3, 1), (2, 0), (5, 2), (4, 1)])
+def test_a_first_layer_over_pixel_blocks_gives_the_strided_layers_outputs(kernel, padding):
+    """The export's first layer reads 2x2 pixel blocks at stride one (net_input with
+    blocks); whatever the strided layer's kernel and padding, its outputs are the same."""
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import space_to_depth
+    torch.manual_seed(kernel)
+    conv = torch.nn.Conv2d(3, 8, kernel, stride=2, padding=padding)
+    layer, blocks = space_to_depth(torch, conv)
+    patches = np.random.default_rng(kernel).integers(0, 255, (12, PATCH, PATCH, 3), dtype=np.uint8)
+    with torch.no_grad():
+        want = conv(torch.from_numpy(net_input(patches))).numpy()
+        got = layer(torch.from_numpy(net_input(patches, blocks))).numpy()
+    assert got.shape == want.shape
+    assert np.allclose(got, want, atol=1e-5)
