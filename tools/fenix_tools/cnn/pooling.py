@@ -4,7 +4,10 @@ of physically based train rooms :mod:`.train` holds out (never the eval split, n
 independent renderer).
 
     PYTHONPATH=tools python -m fenix_tools.cnn.pooling [--seeds 77] [--scenes 60] \\
-        [--model cell_cnn.onnx --head cell_cnn.json]
+        [--model cell_cnn.onnx,OTHER.onnx]
+
+Several models (``--model``, comma-separated, each with its ``.json`` beside it) are
+scored on the same frames: which to ship, and at which weights.
 
 Per generated scene, as ``benchmarks/bench_vision.py`` makes them (a start frame and a
 game frame from one camera, a quarter of the game frames with a forearm), read through
@@ -29,7 +32,7 @@ import numpy as np
 from fenix_table.board import cell_names
 from fenix_table.rules import Position
 from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader, pooled
-from fenix_table.vision.classifier import HEAD_PATH, MODEL_PATH, CnnClassifier
+from fenix_table.vision.classifier import MODEL_PATH, CnnClassifier
 from fenix_table.vision.colour import layout_labels
 from fenix_table.vision.types import Calibration
 
@@ -70,7 +73,8 @@ def cnn_readings(clf: CnnClassifier, reader: CellReader, bgr: np.ndarray, head=N
     return clf.probabilities(reader.patches(reader.rectifier(bgr)), head)
 
 
-def generated(clf: CnnClassifier, seed: int, scenes: int, size, plain: Readings, calibrated: Readings) -> None:
+def generated(clfs: Sequence[CnnClassifier], seed: int, scenes: int, size, plain: Sequence[Readings],
+              calibrated: Sequence[Readings]) -> None:
     from fenix_tools.sim import random_placement, random_scene, render_frame
     rng = np.random.default_rng(seed)
     for i in range(scenes):
@@ -88,21 +92,24 @@ def generated(clf: CnnClassifier, seed: int, scenes: int, size, plain: Readings,
         reader = CellReader(cal, PERCEPTRON)
         rect = reader.rectifier(bgr)
         X, _ = reader.features(rect)
-        plain.add(cnn_readings(clf, reader, bgr), reader.probabilities(X, None), labels, board)
+        Q = reader.probabilities(X, None)
+        for clf, readings in zip(clfs, plain):
+            readings.add(cnn_readings(clf, reader, bgr), Q, labels, board)
         try:
             fitted = calibrate_reader(start_bgr, start_cal, start, PERCEPTRON)
         except ValueError:
             continue
         s_reader = CellReader(start_cal, PERCEPTRON)
-        _, feats = clf.embed(s_reader.patches(s_reader.rectifier(start_bgr)))
-        head = clf.learn_room(feats, layout_labels(start, cell_names(board)))
+        start_patches = s_reader.patches(s_reader.rectifier(start_bgr))
         reader = CellReader(replace(cal, room=fitted.room), PERCEPTRON)
         X, corners = reader.features(rect)
-        calibrated.add(cnn_readings(clf, reader, bgr, head), reader.probabilities(X, reader.looks(rect, corners)),
-                       labels, board)
+        Q = reader.probabilities(X, reader.looks(rect, corners))
+        for clf, readings in zip(clfs, calibrated):
+            head = clf.learn_room(clf.embed(start_patches)[1], layout_labels(start, cell_names(board)))
+            readings.add(cnn_readings(clf, reader, bgr, head), Q, labels, board)
 
 
-def physically_based(clf: CnnClassifier, frames_root: str, every: int, plain: Readings) -> None:
+def physically_based(clfs: Sequence[CnnClassifier], frames_root: str, every: int, plain: Sequence[Readings]) -> None:
     for k, (name, bgr, meta) in enumerate(pbr_frames("train", frames_root)):
         if every <= 0 or k % every:
             continue                    # trained on: only the held-out fold tunes
@@ -113,7 +120,9 @@ def physically_based(clf: CnnClassifier, frames_root: str, every: int, plain: Re
         labels = truth_labels(cal, centres, placement, tuple(meta.get("hand_cells", ())))
         reader = CellReader(cal, PERCEPTRON)
         X, _ = reader.features(reader.rectifier(bgr))
-        plain.add(cnn_readings(clf, reader, bgr), reader.probabilities(X, None), labels, board)
+        Q = reader.probabilities(X, None)
+        for clf, readings in zip(clfs, plain):
+            readings.add(cnn_readings(clf, reader, bgr), Q, labels, board)
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -123,21 +132,22 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--size", default="1280x960")
     parser.add_argument("--frames-root", default="/work/data/pbr/frames")
     parser.add_argument("--pbr-every", type=int, default=5, help="the fold train.py held out")
-    parser.add_argument("--model", default=MODEL_PATH)
-    parser.add_argument("--head", default=HEAD_PATH)
+    parser.add_argument("--model", default=MODEL_PATH, help="models (.onnx, comma-separated; each .json beside)")
     args = parser.parse_args(list(argv))
     cv2.setNumThreads(1)
-    clf = CnnClassifier(args.model, args.head)
+    models = [m for m in args.model.split(",") if m]
+    clfs = [CnnClassifier(m, m[:-len(".onnx")] + ".json") for m in models]
     size = tuple(int(v) for v in args.size.split("x"))
-    sets: Dict[str, Readings] = {"generator, out of the box": Readings(), "generator, calibrated": Readings(),
-                                 "pbr train fold, out of the box": Readings()}
+    labels = ("generator, out of the box", "generator, calibrated", "pbr train fold, out of the box")
+    sets: Dict[str, List[Readings]] = {label: [Readings() for _ in clfs] for label in labels}
     for seed in (int(s) for s in args.seeds.split(",") if s):
-        generated(clf, seed, args.scenes, size, sets["generator, out of the box"], sets["generator, calibrated"])
+        generated(clfs, seed, args.scenes, size, sets[labels[0]], sets[labels[1]])
     if os.path.isdir(os.path.join(args.frames_root, "train")):
-        physically_based(clf, args.frames_root, args.pbr_every, sets["pbr train fold, out of the box"])
-    print(f"model {args.model}; pooled P_cnn^w P_perceptron^(1-w), cell errors:")
-    for label, readings in sets.items():
-        print(readings.line(label))
+        physically_based(clfs, args.frames_root, args.pbr_every, sets[labels[2]])
+    for k, model in enumerate(models):
+        print(f"model {model}; pooled P_cnn^w P_perceptron^(1-w), cell errors:")
+        for label in labels:
+            print(sets[label][k].line(label))
     return 0
 
 
