@@ -111,7 +111,7 @@ class Rectifier:
         if self.scale != 1.0:
             src = cv2.resize(frame_bgr, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
         warped = cv2.remap(src, self.maps[0], self.maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        lab = cv2.cvtColor(warped.astype(np.float32) * (1.0 / 255), cv2.COLOR_BGR2LAB)
+        lab = cv2.cvtColor(np.multiply(warped, np.float32(1.0 / 255), dtype=np.float32), cv2.COLOR_BGR2LAB)
         L = np.ascontiguousarray(lab[..., 0])
         gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3)
         gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3)
@@ -348,8 +348,8 @@ class CellReader:
         covered |= edge_arms(score, self.width, self.height, hands)
         heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}
-        for i, (name, c) in enumerate(zip(self.names, np.round(conf, 4).tolist())):
-            colour = CLASSES[best[i]]
+        for i, (name, k, c) in enumerate(zip(self.names, best.tolist(), np.round(conf, 4).tolist())):
+            colour = CLASSES[k]
             h, hc = heights.get(i, (None, 0.0))
             cells[name] = CellReading(colour, h if colour != "empty" else None, c, round(hc, 4))
         occluded = tuple(self.names[i] for i in sorted(covered))

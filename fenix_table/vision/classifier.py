@@ -68,7 +68,7 @@ _CORNERS = ((_C0, _C0), (_C0, _C1), (_C1, _C0), (_C1, _C1))
 def to_lab(patches: np.ndarray) -> np.ndarray:
     """(N, PATCH, PATCH, 3) float32 Lab (L 0..100) of BGR uint8 patches."""
     n = len(patches)
-    flat = patches.reshape(n * PATCH, PATCH, 3).astype(np.float32) * (1.0 / 255)
+    flat = np.multiply(patches.reshape(n * PATCH, PATCH, 3), np.float32(1.0 / 255), dtype=np.float32)
     return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(n, PATCH, PATCH, 3)
 
 
