@@ -26,6 +26,9 @@ this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then
     python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 \
         --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt              # + every pbr train room
 
+Its files are that run's last checkpoint (``...-n322840-002-007.pt``) through
+:func:`export`, at the temperature the run fitted (1.0558).
+
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
 the run's seed and the epoch, so a resumed run is the run). The exported
