@@ -1,4 +1,4 @@
-"""The cell classifier: a frame's rectified board in, every cell's three colours' probabilities out.
+"""The cell classifier: rectified cell patches in, the three colours' probabilities out.
 
 One seam, :class:`CellClassifier`: it takes one frame's rectified board at CELL pixels
 per cell (BGR, uint8, :func:`board_image`: every cell's patch, the cell with a margin of
@@ -135,7 +135,6 @@ def board_input(board: np.ndarray, blocks: Tuple[int, int]) -> np.ndarray:
     start at even pixels, so a patch's blocks are a window of the board's)."""
     lab = to_lab(board)
     width, height = board_cells(board)
-    # board_reference's median, every patch's corner pixels taken from the board
     rows, cols = CELL * np.arange(height)[:, None], CELL * np.arange(width)
     ref = np.median(np.concatenate([lab[rows + y, cols + x].reshape(-1, 3) for y, x in _CORNERS]), axis=0)
     rows, cols = board.shape[0] // 2, board.shape[1] // 2
