@@ -2,7 +2,7 @@
 
 * the shipped CNN (``cv2.dnn``) on the 81 and 56 cells of a 9x9 and a 7x8 frame;
 * the budget's figure: rectify a 1280x960 frame and classify all its cells
-  (``Rectifier``, ``board_image``, ``CnnClassifier.probabilities``), generated frames;
+  (``Rectifier``, ``cell_patches``, ``CnnClassifier.probabilities``), generated frames;
 * the whole ``CellReader.read`` (default classifier: the perceptron and the CNN pooled,
   out of the box and calibrated; heights and hands included);
 * the Pi 4 estimate: a reference network with a published Pi 4 time, MobileNet-v1 at
@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from fenix_table.board import dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.cells import CellReader, calibrate_reader  # noqa: E402
-from fenix_table.vision.classifier import CELL, MARGIN, shipped_classifier  # noqa: E402
+from fenix_table.vision.classifier import PATCH, shipped_classifier  # noqa: E402
 from fenix_table.vision.types import Calibration  # noqa: E402
 from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
 
@@ -101,8 +101,8 @@ def main(argv: Sequence[str] = ()) -> int:
     cells_ms = {}
     for board in ("9x9", "7x8"):
         w, h = dimensions(board)
-        image = rng.integers(0, 255, (h * CELL + 2 * MARGIN, w * CELL + 2 * MARGIN, 3), dtype=np.uint8)
-        cells_ms[board] = float(np.median(timed(lambda: clf.probabilities(image), 50)))
+        patches = rng.integers(0, 255, (w * h, PATCH, PATCH, 3), dtype=np.uint8)
+        cells_ms[board] = float(np.median(timed(lambda: clf.probabilities(patches), 50)))
         print(f"CNN on the {w * h} cells of a {board} frame (one core): {cells_ms[board]:.2f} ms")
     frame_ms: List[float] = []
     read_ms: Dict[str, List[float]] = {"out of the box": [], "calibrated": []}
@@ -114,7 +114,7 @@ def main(argv: Sequence[str] = ()) -> int:
         bgr, truth = render_frame(random_placement(rng, board), board, scene, rng)
         cal = Calibration(board, (1280, 960), tuple(map(tuple, truth.fitted_corners())))
         reader = CellReader(cal)
-        frame_ms += timed(lambda: reader.classifier.probabilities(reader.board_image(reader.rectifier(bgr))), 10)
+        frame_ms += timed(lambda: reader.classifier.probabilities(reader.patches(reader.rectifier(bgr))), 10)
         read_ms["out of the box"] += timed(lambda: reader.read(bgr), 10)
         calibrated = CellReader(calibrate_reader(start_bgr, cal, start))
         read_ms["calibrated"] += timed(lambda: calibrated.read(bgr), 10)

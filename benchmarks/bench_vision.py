@@ -163,7 +163,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
             if kind == "cnn":
                 # The budget's part: rectify and classify every cell, nothing else.
                 t0 = time.perf_counter()
-                reader.classifier.probabilities(reader.board_image(reader.rectifier(game_bgr)))
+                reader.classifier.probabilities(reader.patches(reader.rectifier(game_bgr)))
                 colour_ms.append(1000 * (time.perf_counter() - t0))
             t["exact"].add(exact_obs, true_cal, truth)
 

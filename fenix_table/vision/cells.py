@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from ..board import cell_names, dimensions
-from .classifier import RoomHead, board_image, shipped_classifier
+from .classifier import RoomHead, cell_patches, shipped_classifier
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
                      frame_labels, layout_labels, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
@@ -64,7 +64,7 @@ class Rectified:
     grad: np.ndarray         # gradient magnitude of L
     ppc: int
     pad: int
-    bgr: Optional[np.ndarray] = None    # the warped frame itself (uint8), what the classifier reads
+    bgr: Optional[np.ndarray] = None    # the warped frame itself (uint8), the classifier's patches
     L: Optional[np.ndarray] = None      # lab's L channel, contiguous (filled in when not given)
 
     def __post_init__(self):
@@ -254,14 +254,14 @@ class CellReader:
         """Every cell's look (:func:`.colour.cell_looks`)."""
         return cell_looks(rect.lab, corners, self.width, self.height, rect.ppc, rect.pad)
 
-    def board_image(self, rect: Rectified) -> np.ndarray:
-        """The board as the classifier reads it (:func:`.classifier.board_image`)."""
-        return board_image(rect.bgr, self.width, self.height, rect.ppc, rect.pad)
+    def patches(self, rect: Rectified) -> np.ndarray:
+        """Every cell's patch for the classifier (:func:`.classifier.cell_patches`)."""
+        return cell_patches(rect.bgr, self.width, self.height, rect.ppc, rect.pad)
 
     def lesson(self, rect: Rectified) -> Lesson:
         """What ``rect`` (a frame of known layout) can teach the room."""
         X, corners = self.features(rect)
-        return Lesson(X, self.looks(rect, corners), self.classifier.embed(self.board_image(rect))[1])
+        return Lesson(X, self.looks(rect, corners), self.classifier.embed(self.patches(rect))[1])
 
     def learn_room(self, lessons: Sequence[Tuple[Lesson, np.ndarray]]) -> dict:
         """The room (``Calibration.room``) taught by frames of known layout: (lesson,
@@ -282,7 +282,7 @@ class CellReader:
         w = self.cnn_weight()
         P = Q = None
         if w > 0:
-            P = self.classifier.probabilities(self.board_image(rect), self.room.head if self.room else None)
+            P = self.classifier.probabilities(self.patches(rect), self.room.head if self.room else None)
         if w < 1:
             Q = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
         if P is None or Q is None:

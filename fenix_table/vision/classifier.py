@@ -1,9 +1,8 @@
 """The cell classifier: rectified cell patches in, the three colours' probabilities out.
 
-One seam, :class:`CellClassifier`: it takes one frame's rectified board at CELL pixels
-per cell (BGR, uint8, :func:`board_image`: every cell's patch, the cell with a margin of
-context, is cut from it, :func:`cell_patches`) and returns (cells x 3) probabilities in
-:data:`CLASSES` order. The shipped one, :class:`CnnClassifier`, is a
+One seam, :class:`CellClassifier`: it takes every cell patch of one frame (BGR, uint8,
+the cell with a margin of context, :func:`cell_patches`) and returns (cells x 3)
+probabilities in :data:`CLASSES` order. The shipped one, :class:`CnnClassifier`, is a
 small convolutional net trained on generated frames (``tools/fenix_tools/cnn``), stored
 as ONNX in the package and run by OpenCV's ``dnn`` module, so the Pi needs nothing new.
 Its confidences are temperature-scaled on held-out rooms (the temperature is folded
@@ -41,12 +40,11 @@ MODEL_PATH = os.path.join(MODEL_DIR, "cell_cnn.onnx")
 HEAD_PATH = os.path.join(MODEL_DIR, "cell_cnn.json")
 
 
-def board_image(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
-    """(height * CELL + 2 * MARGIN, width * CELL + 2 * MARGIN, 3) uint8: a rectified BGR
-    board image (grid from pixel ``pad``, ``ppc`` pixels per cell, at least MARGIN/CELL
-    of a cell around it) at CELL pixels per cell, the grid and MARGIN pixels around it:
-    what every cell's patch is cut from (:func:`cell_patches`), and what the
-    classifier reads."""
+def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
+    """(cells, PATCH, PATCH, 3) uint8: every cell of a rectified BGR board image (grid
+    from pixel ``pad``, ``ppc`` pixels per cell, at least MARGIN/CELL of a cell around
+    it) at CELL pixels per cell with MARGIN pixels of context, in
+    :func:`~fenix_table.board.cell_names` order."""
     if ppc != CELL:
         f = CELL / ppc
         bgr = cv2.resize(bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
@@ -54,32 +52,11 @@ def board_image(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int) ->
     top = pad - MARGIN
     if top < 0:
         raise ValueError("the rectified image has too little margin around the grid")
-    return np.ascontiguousarray(bgr[top:top + height * CELL + 2 * MARGIN, top:top + width * CELL + 2 * MARGIN])
-
-
-def board_cells(board: np.ndarray) -> Tuple[int, int]:
-    """(width, height) in cells of a :func:`board_image`."""
-    return (board.shape[1] - 2 * MARGIN) // CELL, (board.shape[0] - 2 * MARGIN) // CELL
-
-
-def cell_patches(board: np.ndarray) -> np.ndarray:
-    """(cells, PATCH, PATCH, 3) uint8: every cell of a :func:`board_image` with MARGIN
-    pixels of context, in :func:`~fenix_table.board.cell_names` order."""
-    width, height = board_cells(board)
-    s0, s1, s2 = board.strides
+    img = np.ascontiguousarray(bgr[top:top + height * CELL + 2 * MARGIN, top:top + width * CELL + 2 * MARGIN])
+    s0, s1, s2 = img.strides
     view = np.lib.stride_tricks.as_strided(
-        board, (height, width, PATCH, PATCH, 3), (CELL * s0, CELL * s1, s0, s1, s2), writeable=False)
+        img, (height, width, PATCH, PATCH, 3), (CELL * s0, CELL * s1, s0, s1, s2), writeable=False)
     return view.reshape(height * width, PATCH, PATCH, 3)
-
-
-def board_of(patches: np.ndarray, width: int, height: int) -> np.ndarray:
-    """The :func:`board_image` whose :func:`cell_patches` are ``patches`` (every cell of
-    a ``width`` x ``height`` board, as stored for training)."""
-    board = np.zeros((height * CELL + 2 * MARGIN, width * CELL + 2 * MARGIN, 3), np.uint8)
-    for i, patch in enumerate(patches):
-        r, c = divmod(i, width)
-        board[r * CELL:r * CELL + PATCH, c * CELL:c * CELL + PATCH] = patch
-    return board
 
 
 # Pixels just inside each cell's four corners (patch coordinates): the board's own colour
@@ -88,10 +65,11 @@ _C0, _C1 = MARGIN + 2, MARGIN + CELL - 3
 _CORNERS = ((_C0, _C0), (_C0, _C1), (_C1, _C0), (_C1, _C1))
 
 
-def to_lab(images: np.ndarray) -> np.ndarray:
-    """(..., rows, columns, 3) float32 Lab (L 0..100) of BGR uint8 images (patches, or a board)."""
-    flat = np.multiply(images.reshape(-1, images.shape[-2], 3), np.float32(1.0 / 255), dtype=np.float32)
-    return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(images.shape)
+def to_lab(patches: np.ndarray) -> np.ndarray:
+    """(N, PATCH, PATCH, 3) float32 Lab (L 0..100) of BGR uint8 patches."""
+    n = len(patches)
+    flat = np.multiply(patches.reshape(n * PATCH, PATCH, 3), np.float32(1.0 / 255), dtype=np.float32)
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(n, PATCH, PATCH, 3)
 
 
 def board_reference(lab: np.ndarray) -> np.ndarray:
@@ -100,70 +78,45 @@ def board_reference(lab: np.ndarray) -> np.ndarray:
     return np.median(samples, axis=0)
 
 
-def _normalised(lab: np.ndarray, ref: np.ndarray, out: np.ndarray, scale: np.float32) -> None:
-    np.subtract(lab, ref.reshape((3,) + (1,) * (lab.ndim - 1)), out=out)
-    out *= scale
-
-
-def _scale(ref: np.ndarray) -> np.float32:
-    """Over the board's lightness: a dim room's stones differ from its face by as much,
-    relatively, as a bright room's."""
-    return np.float32(3.0 / (ref[0] + 5.0))
-
-
-def net_input(patches: np.ndarray) -> np.ndarray:
+def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None) -> np.ndarray:
     """The net's input blob (N, 3, PATCH, PATCH) float32 for one frame's patches: Lab less
-    the frame's board colour, over the board's lightness (what the net is trained on)."""
+    the frame's board colour, over the board's lightness (a dim room's stones differ
+    from its face by as much, relatively, as a bright room's).
+
+    With ``blocks`` (before, after), the same values as the exported model takes them
+    (:func:`fenix_tools.cnn.train.export`): every 2x2 pixel block's 12 values as channels
+    (channel ``c * 4 + 2 * dy + dx``), (N, 12, PATCH/2 + before + after, ...), with
+    ``before`` and ``after`` blocks of zeros around them. A first layer striding two
+    pixels then reads whole blocks at stride one, which cv2.dnn runs several times
+    faster than the strided layer on three channels."""
     lab = to_lab(patches)
     ref = board_reference(lab)
-    blob = np.empty((len(patches), 3, PATCH, PATCH), np.float32)
-    _normalised(lab.transpose(3, 0, 1, 2), ref, blob.transpose(1, 0, 2, 3), _scale(ref))
-    return blob
-
-
-def board_input(board: np.ndarray, blocks: Tuple[int, int]) -> np.ndarray:
-    """The exported model's input for a :func:`board_image`: the values :func:`net_input`
-    gives its patches, every 2x2 pixel block's 12 values as channels (channel
-    ``c * 4 + 2 * dy + dx``), (cells, 12, PATCH/2 + before + after, ...) with
-    ``blocks`` = (before, after) blocks of zeros around them. A first layer striding
-    two pixels then reads whole blocks at stride one, which cv2.dnn runs several times
-    faster than the strided layer on three channels (see
-    :func:`fenix_tools.cnn.train.space_to_depth`).
-
-    Made from the board image, not from its patches: every pixel is converted once
-    (patches overlap), and the blocks are rearranged once, as whole planes (patches
-    start at even pixels, so a patch's blocks are a window of the board's)."""
-    lab = to_lab(board)
-    width, height = board_cells(board)
-    rows, cols = CELL * np.arange(height)[:, None], CELL * np.arange(width)
-    ref = np.median(np.concatenate([lab[rows + y, cols + x].reshape(-1, 3) for y, x in _CORNERS]), axis=0)
-    rows, cols = board.shape[0] // 2, board.shape[1] // 2
-    # (row block, dy, column block, dx, channel) -> (channel, dy, dx, row block, column block)
-    planes = np.empty((3, 2, 2, rows, cols), np.float32)
-    _normalised(lab.reshape(rows, 2, cols, 2, 3).transpose(4, 1, 3, 0, 2), ref, planes, _scale(ref))
-    half = PATCH // 2
+    scale = np.float32(3.0 / (ref[0] + 5.0))
+    if blocks is None:
+        blob = np.subtract(lab.transpose(0, 3, 1, 2), ref[:, None, None], order="C")
+        blob *= scale
+        return blob
+    n, half = len(patches), PATCH // 2
     before, after = blocks
     side = half + before + after
-    cells = np.lib.stride_tricks.as_strided(
-        planes, (height, width, 12, half, half),
-        (CELL // 2 * planes.strides[3], CELL // 2 * planes.strides[4]) + (planes.strides[2],) + planes.strides[3:],
-        writeable=False)
-    blob = np.zeros((height, width, 12, side, side), np.float32)
-    blob[..., before:before + half, before:before + half] = cells
-    return blob.reshape(height * width, 12, side, side)
+    blob = np.zeros((n, 3, 2, 2, side, side), np.float32)
+    # (cell, y block, dy, x block, dx, channel) -> (cell, channel, dy, dx, y block, x block)
+    pixels = lab.reshape(n, half, 2, half, 2, 3).transpose(0, 5, 2, 4, 1, 3)
+    inside = blob[..., before:before + half, before:before + half]
+    np.subtract(pixels, ref[:, None, None, None, None], out=inside)
+    inside *= scale
+    return blob.reshape(n, 12, side, side)
 
 
 class CellClassifier(Protocol):
     """What the cell reader asks of a classifier (see the module docstring)."""
 
-    def probabilities(self, board: np.ndarray, room: Optional["RoomHead"] = None) -> np.ndarray:
-        """(cells x 3) probabilities, CLASSES order, of every cell of one frame's
-        :func:`board_image`."""
+    def probabilities(self, patches: np.ndarray, room: Optional["RoomHead"] = None) -> np.ndarray:
+        """(cells x 3) probabilities, CLASSES order, of one frame's patches."""
 
-    def embed(self, board: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """(logits, features) of every cell of one frame's :func:`board_image`: the
-        shipped reading and what the last layer reads it from (what a room is learned
-        from)."""
+    def embed(self, patches: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(logits, features) of one frame's patches: the shipped reading and what the
+        last layer reads it from (what a room is learned from)."""
 
 
 @dataclass(frozen=True)
@@ -245,13 +198,13 @@ class CnnClassifier:
     def features(self) -> int:
         return self.W.shape[1]
 
-    def embed(self, board: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        self.net.setInput(board_input(board, self.blocks))
+    def embed(self, patches: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        self.net.setInput(net_input(patches, self.blocks))
         logits, feats = self.net.forward(self.outputs)
-        return logits.astype(np.float64), feats.reshape(len(logits), -1).astype(np.float64)
+        return logits.astype(np.float64), feats.reshape(len(patches), -1).astype(np.float64)
 
-    def probabilities(self, board: np.ndarray, room: Optional[RoomHead] = None) -> np.ndarray:
-        logits, feats = self.embed(board)
+    def probabilities(self, patches: np.ndarray, room: Optional[RoomHead] = None) -> np.ndarray:
+        logits, feats = self.embed(patches)
         if room is not None:
             logits = room.logits(feats)
         return softmax(logits)

@@ -7,8 +7,8 @@ import pytest
 
 from fenix_table.board import cell_names, dimensions
 from fenix_table.errors import ConfigError
-from fenix_table.vision.classifier import (CELL, CLASSES, MARGIN, PATCH, CnnClassifier, RoomHead, board_image,
-                                           board_input, board_of, cell_patches, net_input, shipped_classifier)
+from fenix_table.vision.classifier import (CELL, CLASSES, PATCH, CnnClassifier, RoomHead, cell_patches,
+                                           net_input, shipped_classifier)
 from fenix_table.vision.types import Calibration
 
 
@@ -20,9 +20,7 @@ def test_patches_are_the_cells_in_cell_name_order_with_their_context(board, ppc,
     for i in range(width * height):
         r, f = divmod(i, width)
         img[pad + r * ppc:pad + (r + 1) * ppc, pad + f * ppc:pad + (f + 1) * ppc] = (i, 255 - i, i // 2)
-    image = board_image(img, width, height, ppc, pad)
-    patches = cell_patches(image)
-    assert np.array_equal(board_of(patches, width, height), image)
+    patches = cell_patches(img, width, height, ppc, pad)
     assert patches.shape == (width * height, PATCH, PATCH, 3) and patches.dtype == np.uint8
     assert len(cell_names(board)) == len(patches)
     c = PATCH // 2
@@ -37,7 +35,7 @@ def test_patches_are_the_cells_in_cell_name_order_with_their_context(board, ppc,
 
 def test_too_little_margin_is_an_error():
     with pytest.raises(ValueError, match="margin"):
-        board_image(np.zeros((9 * CELL, 9 * CELL, 3), np.uint8), 9, 9, CELL, 0)
+        cell_patches(np.zeros((9 * CELL, 9 * CELL, 3), np.uint8), 9, 9, CELL, 0)
 
 
 def test_net_input_ignores_the_rooms_light_level():
@@ -57,11 +55,11 @@ def test_net_input_ignores_the_rooms_light_level():
 def test_shipped_classifier_gives_probabilities_and_features():
     clf = shipped_classifier()
     rng = np.random.default_rng(1)
-    board = rng.integers(0, 255, (8 * CELL + 2 * MARGIN, 7 * CELL + 2 * MARGIN, 3), dtype=np.uint8)
-    P = clf.probabilities(board)
+    patches = rng.integers(0, 255, (56, PATCH, PATCH, 3), dtype=np.uint8)
+    P = clf.probabilities(patches)
     assert P.shape == (56, len(CLASSES))
     assert np.allclose(P.sum(axis=1), 1) and (P >= 0).all()
-    logits, feats = clf.embed(board)
+    logits, feats = clf.embed(patches)
     assert feats.shape == (56, clf.features)
     # The last layer of the JSON is the ONNX model's last layer.
     assert np.allclose(feats @ clf.W.T + clf.b, logits, atol=1e-3)
@@ -118,10 +116,10 @@ def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path):
     export(torch, net, 1.7, str(model), str(head), "test")
     clf = CnnClassifier(str(model), str(head))
     rng = np.random.default_rng(3)
-    board = rng.integers(0, 255, (9 * CELL + 2 * MARGIN, 9 * CELL + 2 * MARGIN, 3), dtype=np.uint8)
-    logits, feats = clf.embed(board)
+    patches = rng.integers(0, 255, (81, PATCH, PATCH, 3), dtype=np.uint8)
+    logits, feats = clf.embed(patches)
     with torch.no_grad():
-        t_logits, t_feats = net(torch.from_numpy(net_input(cell_patches(board))))
+        t_logits, t_feats = net(torch.from_numpy(net_input(patches)))
     assert np.allclose(logits, t_logits.numpy() / 1.7, atol=1e-4)
     assert np.allclose(feats, t_feats.numpy(), atol=1e-4)
     assert json.loads(head.read_text())["temperature"] == 1.7
@@ -129,18 +127,16 @@ def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path):
 
 @pytest.mark.parametrize("kernel,padding", [(3, 1), (2, 0), (5, 2), (4, 1)])
 def test_a_first_layer_over_pixel_blocks_gives_the_strided_layers_outputs(kernel, padding):
-    """The export's first layer reads 2x2 pixel blocks at stride one (board_input);
-    whatever the strided layer's kernel and padding, its outputs on the board are the
-    strided layer's on every cell's patch."""
+    """The export's first layer reads 2x2 pixel blocks at stride one (net_input with
+    blocks); whatever the strided layer's kernel and padding, its outputs are the same."""
     torch = pytest.importorskip("torch")
     from fenix_tools.cnn.train import space_to_depth
     torch.manual_seed(kernel)
     conv = torch.nn.Conv2d(3, 8, kernel, stride=2, padding=padding)
     layer, blocks = space_to_depth(torch, conv)
-    board = np.random.default_rng(kernel).integers(0, 255, (8 * CELL + 2 * MARGIN, 7 * CELL + 2 * MARGIN, 3),
-                                                   dtype=np.uint8)
+    patches = np.random.default_rng(kernel).integers(0, 255, (12, PATCH, PATCH, 3), dtype=np.uint8)
     with torch.no_grad():
-        want = conv(torch.from_numpy(net_input(cell_patches(board)))).numpy()
-        got = layer(torch.from_numpy(board_input(board, blocks))).numpy()
+        want = conv(torch.from_numpy(net_input(patches))).numpy()
+        got = layer(torch.from_numpy(net_input(patches, blocks))).numpy()
     assert got.shape == want.shape
     assert np.allclose(got, want, atol=1e-5)

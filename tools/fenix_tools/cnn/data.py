@@ -30,7 +30,7 @@ import numpy as np
 
 from fenix_table.board import dimensions
 from fenix_table.vision.cells import DEFAULT_READER, Rectifier
-from fenix_table.vision.classifier import CLASSES, board_image, cell_patches
+from fenix_table.vision.classifier import CLASSES, cell_patches
 from fenix_table.vision.types import Calibration
 
 ROOT = "/work/data/reader"
@@ -40,7 +40,7 @@ def frame_cells(bgr: np.ndarray, cal: Calibration) -> np.ndarray:
     """The classifier's patches of one frame through ``cal`` (as the reader cuts them)."""
     rect = Rectifier(cal, DEFAULT_READER)(bgr)
     width, height = dimensions(cal.board)
-    return cell_patches(board_image(rect.bgr, width, height, rect.ppc, rect.pad))
+    return cell_patches(rect.bgr, width, height, rect.ppc, rect.pad)
 
 
 def truth_labels(cal: Calibration, centres: Dict[str, Tuple[float, float]], placement,

@@ -70,7 +70,7 @@ class Readings:
 
 
 def cnn_readings(clf: CnnClassifier, reader: CellReader, bgr: np.ndarray, head=None) -> np.ndarray:
-    return clf.probabilities(reader.board_image(reader.rectifier(bgr)), head)
+    return clf.probabilities(reader.patches(reader.rectifier(bgr)), head)
 
 
 def generated(clfs: Sequence[CnnClassifier], seed: int, scenes: int, size, plain: Sequence[Readings],
@@ -100,12 +100,12 @@ def generated(clfs: Sequence[CnnClassifier], seed: int, scenes: int, size, plain
         except ValueError:
             continue
         s_reader = CellReader(start_cal, PERCEPTRON)
-        start_board = s_reader.board_image(s_reader.rectifier(start_bgr))
+        start_patches = s_reader.patches(s_reader.rectifier(start_bgr))
         reader = CellReader(replace(cal, room=fitted.room), PERCEPTRON)
         X, corners = reader.features(rect)
         Q = reader.probabilities(X, reader.looks(rect, corners))
         for clf, readings in zip(clfs, calibrated):
-            head = clf.learn_room(clf.embed(start_board)[1], layout_labels(start, cell_names(board)))
+            head = clf.learn_room(clf.embed(start_patches)[1], layout_labels(start, cell_names(board)))
             readings.add(cnn_readings(clf, reader, bgr, head), Q, labels, board)
 
 

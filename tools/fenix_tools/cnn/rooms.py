@@ -19,16 +19,9 @@ from typing import Sequence
 
 import numpy as np
 
-from fenix_table.board import dimensions
-from fenix_table.vision.classifier import RoomHead, board_of, shipped_classifier
+from fenix_table.vision.classifier import RoomHead, shipped_classifier
 
 from .data import ROOT
-
-
-def frame_board(d, cells: np.ndarray) -> np.ndarray:
-    """The board image of one stored frame (``cells`` selects its patches)."""
-    width, height = dimensions("9x9" if d["nine"][cells][0] else "7x8")
-    return board_of(d["patches"][cells], width, height)
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -59,7 +52,7 @@ def main(argv: Sequence[str] = ()) -> int:
                 continue
             rooms += 1
             s = frame == starts[0]
-            _, feats = clf.embed(frame_board(d, s))
+            _, feats = clf.embed(d["patches"][s])
             heads = {}
             for p in pulls:
                 try:
@@ -69,7 +62,7 @@ def main(argv: Sequence[str] = ()) -> int:
             for g in games:
                 m = frame == g
                 y = labels[m]
-                logits, feats_g = clf.embed(frame_board(d, m))
+                logits, feats_g = clf.embed(d["patches"][m])
                 keep = y >= 0
                 cells += int(keep.sum())
                 before += int((logits.argmax(axis=1) != y)[keep].sum())
@@ -80,8 +73,8 @@ def main(argv: Sequence[str] = ()) -> int:
             first, last = frame == games[0], frame == games[-1]
             if games[0] == games[-1]:
                 continue
-            _, feats_first = clf.embed(frame_board(d, first))
-            logits, feats_last = clf.embed(frame_board(d, last))
+            _, feats_first = clf.embed(d["patches"][first])
+            logits, feats_last = clf.embed(d["patches"][last])
             y = labels[last]
             keep = y >= 0
             late_cells += int(keep.sum())
