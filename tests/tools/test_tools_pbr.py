@@ -228,3 +228,17 @@ def test_make_and_load_tiny_frames(tmp_path):
     assert len(rooms) == 1 and rooms[0]["start"][1]["start"] and not rooms[0]["game"][1]["start"]
     with pytest.raises(ValueError):
         list(dataset.frames("test", str(tmp_path)))
+
+
+def test_a_wide_barrel_lens_that_folds_before_the_corners_is_drawn_again():
+    # Room 200007's first camera (75 degree field, k1 -0.15) folded back before the
+    # frame's corners: its source map ran to infinity and the render stopped.
+    rng = np.random.default_rng(200007)
+    board = make.BOARDS[int(rng.integers(2))]
+    room = draw_room(rng, board, draw_family(rng, "train"), (1280, 960))
+    assert room.camera.covers_frame()
+    mapx, mapy = room.camera.source_map()
+    assert np.isfinite(mapx).all() and np.isfinite(mapy).all()
+    folding = LensCamera(room.camera.R, room.camera.C, 1280 / 2 / np.tan(np.radians(37.5)), (1280, 960),
+                         k1=-0.16, k2=-0.02)
+    assert not folding.covers_frame()

@@ -57,6 +57,18 @@ class LensCamera:
         """Distance along the optical axis of world points (N, 3)."""
         return (np.asarray(points, float).reshape(-1, 3) - self.C) @ self.R[2]
 
+    def covers_frame(self) -> bool:
+        """Whether every pixel of the frame has a point of the scene behind it: a strong
+        barrel term folds r (1 + k1 r^2 + k2 r^4) back before a wide frame's corners,
+        and no undistorted point lands there (the source map would not converge)."""
+        w, h = self.size
+        corner = math.hypot(w / 2 + 0.5, h / 2 + 0.5) / self.f
+        ru = np.linspace(0.0, 3.0 * corner, 3001)
+        rd = ru * (1 + self.k1 * ru ** 2 + self.k2 * ru ** 4)
+        falls = np.flatnonzero(np.diff(rd) <= 0)
+        reach = rd[:falls[0] + 1].max() if len(falls) else rd[-1]
+        return bool(reach > corner)
+
     def source_map(self) -> Tuple[np.ndarray, np.ndarray]:
         """For every pixel of the distorted frame, where it lies in the undistorted one
         (x and y maps for ``cv2.remap``)."""
@@ -105,7 +117,7 @@ def look_down(rng: np.random.Generator, board_wh: Tuple[int, int], outline: np.n
                          k1=float(rng.uniform(*k1)), k2=float(rng.uniform(-0.02, 0.04)))
         edge = cam.project(np.c_[outline, np.zeros(len(outline))])
         inside = ((edge[:, 0] > 8) & (edge[:, 0] < w - 9) & (edge[:, 1] > 8) & (edge[:, 1] < h - 9)).all()
-        if inside:
+        if inside and cam.covers_frame():
             return cam
     return cam
 
