@@ -424,9 +424,11 @@ def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
     ply, to rank explanations it cannot tell apart: the landing stack's change, plus
     ``HAND_BONUS`` where the mover's fingertips were last seen, less the share of the
     lifted stone's shadow for a stack next to the emptied cell (what
-    :data:`CHANGE_NEXT_TO_EMPTIED` asks beyond :data:`CHANGE_MIN`). Without that share
-    the likeliest ply taken with nobody to ask was often the emptied cell's neighbour
-    (the independent renderer's game 28: f7-g7 recorded for f7-d6)."""
+    :data:`CHANGE_NEXT_TO_EMPTIED` asks beyond :data:`CHANGE_MIN`): with nobody to ask
+    the likeliest ply recorded was often the emptied cell's neighbour. The share is what
+    the generator's games support (a larger one picked no more plies right there); on
+    the independent renderer the shadow gives more (its game 28 still records f7-g7 for
+    f7-d6: g7 changed 13.8, d6 9.4)."""
     from ..board import neighbours
 
     scores = landing_scores(options, changes)
