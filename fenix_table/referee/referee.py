@@ -34,8 +34,8 @@ from ..rules.movegen import play
 from ..rules.replay import Replay
 from . import events as ev
 from .tracker import (CHANGE_MIN, HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
-                      common_plies, decide, every_ply_shows, evidence_gaps, fingertips,
-                      landing_scores, narrowed, read_board, search)
+                      common_plies, decide, every_ply_shows, evidence_gaps,
+                      landing_evidence, narrowed, read_board, search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -549,16 +549,14 @@ class Referee:
         for cand in options:
             groups.setdefault(cand.tokens[:-1], []).append(cand)
         for group in groups.values():
-            scores = landing_scores(group, self._changes)
+            scores = landing_evidence(group, self._changes, self._reached)
             if scores is None:
                 continue
             before = self.position
             for move in group[0].moves[:-1]:
                 before = play(before, move)
-            tips = fingertips(self._reached, before.side)
             for cand, score in zip(group, scores):
-                hand = HAND_BONUS if cand.moves[-1].path[-1] in tips else 0.0
-                self._evidence[(before.fpn(), cand.tokens[-1])] = score + hand
+                self._evidence[(before.fpn(), cand.tokens[-1])] = score
 
     def _settle(self, options: List[Candidate], frame, force: bool = False,
                 plies: Optional[int] = None) -> Tuple[List[ev.Event], List[Candidate]]:
@@ -600,9 +598,12 @@ class Referee:
 
     def _reconsider(self, reading: BoardReading, frame) -> Optional[List[ev.Event]]:
         """The board fits nothing: try each alternative of the latest uncertain plies
-        (replaying the plies since) and go on with the first one from which legal play
-        explains the board. Returns the events of taking plies back and making them
-        again, or None when no alternative explains it."""
+        (replaying the plies since) and go on with the one from which legal play
+        explains the board and that the camera's evidence speaks for most against the
+        ply it replaces (the latest doubt on a tie: the first that fits is not the likeliest;
+        on the independent renderer's game 28 it replaced a right ply to undo an earlier
+        wrong one). Returns the events of taking plies back and making them again (the
+        later plies keep their own doubts), or None when no alternative explains it."""
         from ..rules import apply
 
         key = tuple(sorted(reading.colors.items()))
@@ -611,17 +612,19 @@ class Referee:
         self._reconsidered = key
         self._reconsider_failures += 1
         trials = 0
+        done = [token for token, _, _ in self._plies]
+        fitting = []          # (evidence gained, order, doubt index, alternative)
         for index in range(len(self._doubts) - 1, -1, -1):
             ply, alternatives = self._doubts[index]
             if ply > len(self._plies) or any(previous is not None
                                              for _, _, previous in self._plies[ply - 1:]):
                 continue
-            done = [token for token, _, _ in self._plies]
             later = done[ply:]
+            fpn = self._plies[ply - 1][1]
             for alternative in alternatives:
                 trials += 1
                 if trials > _RECONSIDER_TRIALS:
-                    return None
+                    break
                 # Legality does not depend on the history before: replay from the
                 # position before the doubted ply.
                 position = self.game.positions[ply - 2 - len(self._plies)]
@@ -634,20 +637,28 @@ class Referee:
                                       budget=_RECONSIDER_BUDGET), reading)
                 if found.kind == "none" or not found.complete:
                     continue
-                events: List[ev.Event] = []
-                while len(self._plies) >= ply:
-                    token, _, _ = self._plies.pop()
-                    self.game.pop()
-                    events.append(ev.MoveUndone(move=token, fpn=self.position.fpn(),
-                                                frame=frame))
-                others = tuple(a for a in alternatives if a != alternative) + (done[ply - 1],)
-                del self._doubts[index:]
-                self._reconsider_failures = 0
-                events += self._commit([alternative], frame, alternatives=others)
-                if later:
-                    events += self._commit(later, frame)
-                return events
-        return None
+                gained = self._evidence.get((fpn, alternative), 0.0) - \
+                    self._evidence.get((fpn, done[ply - 1]), 0.0)
+                fitting.append((gained, -len(fitting), index, alternative))
+        if not fitting:
+            return None
+        _, _, index, alternative = max(fitting)
+        ply, alternatives = self._doubts[index]
+        later_doubts = dict(self._doubts[index + 1:])
+        events: List[ev.Event] = []
+        while len(self._plies) >= ply:
+            token, _, _ = self._plies.pop()
+            self.game.pop()
+            events.append(ev.MoveUndone(move=token, fpn=self.position.fpn(), frame=frame))
+        others = tuple(a for a in alternatives if a != alternative) + (done[ply - 1],)
+        del self._doubts[index:]
+        self._reconsider_failures = 0
+        events += self._commit([alternative], frame, alternatives=others)
+        for number, token in enumerate(done[ply:], start=ply + 1):
+            if self._state == "over":
+                break
+            events += self._commit([token], frame, alternatives=later_doubts.get(number, ()))
+        return events
 
     def settle(self) -> List[ev.Event]:
         """The recording has ended with the board's last change undecided: commit the
@@ -753,15 +764,11 @@ class Referee:
         if not cells:
             cells = {c for cand in options for m in cand.moves for c in m.path}
         moves = tuple(sorted(" ".join(c.tokens) for c in options))
-        scores = landing_scores(options, self._changes)
+        scores = landing_evidence(options, self._changes, self._reached)
         if scores is not None:
             # Offer the likeliest first and point at the few stacks the camera saw change
             # most (and where the hand was last), not at every candidate.
-            mover = "black" if options[0].position.side == "red" else "red"
-            tips = fingertips(self._reached, mover)
-            ranked = sorted(zip(scores, options), key=lambda pair: (
-                -(pair[0] + (HAND_BONUS if pair[1].moves[-1].path[-1] in tips else 0.0)),
-                pair[1].tokens))
+            ranked = sorted(zip(scores, options), key=lambda pair: (-pair[0], pair[1].tokens))
             moves = tuple(" ".join(cand.tokens) for _, cand in ranked)
             cells = {cand.moves[-1].path[-1] for _, cand in ranked[:3]}
         event = ev.MoveAmbiguous(moves=moves, cells=tuple(sorted(cells)), frame=frame)

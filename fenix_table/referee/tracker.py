@@ -359,39 +359,31 @@ def decide(candidates: List[Candidate], reading: BoardReading,
 #: ``CHANGE_MIN`` and at least ``CHANGE_DOMINANCE`` times every other candidate's (a score
 #: below 1 counts as 1: an untouched stack's noise), and no candidate next to it changed
 #: too (at least ``CHANGE_NEIGHBOUR_FLOOR`` and a ``CHANGE_NEIGHBOUR_SHARE`` of its
-#: score): a stack that grew casts a longer shadow, and from low light that shadow falls
-#: on its neighbour's top, which then changes more than the stack itself. Fitted on 147
-#: setup plies of 14 generated games (seeds 100-113; 74 taken, none wrong; raised from
-#: 5 after the independent renderer's games showed wrong commits there). The share was
-#: 0.1; on the tuning games 0-4 of the generator and 0-2 of the independent renderer
-#: (benchmarks/bench_referee.py, seed 1) no landing's neighbour had more than a third of
-#: its change except those dominance already stops, and 0.3 takes 67 of their 90 stacking
-#: plies (0.1: 54), none wrong. The change itself must reach ``CHANGE_MIN``: the hand
-#: (``HAND_BONUS``) only helps it stand out. Since the evidence puts each colour on its
-#: own scale the same thresholds take 74 of those 90 plies offline (live bench: 77 of
-#: 90), still none wrong; untouched neighbours of the emptied cell reach 8.2 on that
-#: scale, landings there 6.6-11.6 on the hardest faces, so ``CHANGE_NEXT_TO_EMPTIED``
-#: stays.
+#: score): a stack that grew casts a longer shadow, and that shadow may fall on its
+#: neighbour's top, which then changes as much as the stack itself. The change itself
+#: must reach ``CHANGE_MIN``: the hand (``HAND_BONUS``) only helps it stand out.
+#: Measured offline with this rule (the evidence the pipeline computes, on the
+#: generator's tuning games 0-6, seed 1, 79 stacking plies): 65 taken, none wrong, where
+#: the evidence from inside the stone alone took 34 of the first 56 with the share for
+#: a neighbour that would stand taller lowered to 0.1 (three certain wrong commits at
+#: 0.3). With the rim's sectors in the evidence a shadow falling on one side of a
+#: neighbour no longer makes it score, and the three plies those wrong commits came
+#: from (generator games 26 and 38, independent renderer 28, inspected before) are
+#: taken right or left open at 0.3 for every neighbour.
 CHANGE_MIN = 7.0
 CHANGE_DOMINANCE = 2.0
 CHANGE_NEIGHBOUR_SHARE = 0.3
 CHANGE_NEIGHBOUR_FLOOR = 2.0
-#: The share for a neighbour that, had the stone gone onto it, would now stand taller
-#: than the chosen stack: its longer shadow then falls on the chosen stack's top, which
-#: may change more than the landing itself. At 0.3 there were three certain wrong
-#: commits on games meant to be fresh (generator 26 and 38, independent renderer 28; in
-#: two of them the landing changed 0.21 and 0.12 times as much as that neighbour); 0.1,
-#: the share before, is used for such neighbours. On the tuning games it takes 66 of 90
-#: stacking plies offline instead of 74, none wrong either way.
-CHANGE_NEIGHBOUR_SHARE_TALLER = 0.1
 #: Added to the change score of a stack where the mover's fingertips were last seen
 #: before the board became still (the covered cells farthest from the mover's edge of
-#: the board): 88 -> 91 of those 147 plies taken, still none wrong.
+#: the board).
 HAND_BONUS = 2.0
 #: A stack next to the cell the stone was lifted from needs this much change of its own:
 #: the lifted stone's shadow leaves its neighbours (on the independent renderer's games
-#: such a neighbour was taken three times with the true stack showing nothing).
-CHANGE_NEXT_TO_EMPTIED = 15.0
+#: such a neighbour was taken three times with the true stack showing nothing). With the
+#: rim's sectors (the side facing the emptied cell is one of eight) 10 took the same
+#: tuning plies as 7; 15 left out four.
+CHANGE_NEXT_TO_EMPTIED = 10.0
 
 
 def fingertips(reached: Sequence[str], side: str) -> set:
@@ -426,6 +418,35 @@ def landing_scores(options: Sequence[Candidate], changes: Mapping[str, float]
     return scores
 
 
+def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
+                     reached: Sequence[str] = ()) -> Optional[List[float]]:
+    """Per option (as :func:`landing_scores`), how much the camera speaks for its last
+    ply, to rank explanations it cannot tell apart: the landing stack's change, plus
+    ``HAND_BONUS`` where the mover's fingertips were last seen, less the share of the
+    lifted stone's shadow for a stack next to the emptied cell (what
+    :data:`CHANGE_NEXT_TO_EMPTIED` asks beyond :data:`CHANGE_MIN`): with nobody to ask
+    the likeliest ply recorded was often the emptied cell's neighbour. The share is what
+    the generator's games support (a larger one picked no more plies right there); on
+    the independent renderer the shadow gives more (its game 28 still records f7-g7 for
+    f7-d6: g7 changed 13.8, d6 9.4)."""
+    from ..board import neighbours
+
+    scores = landing_scores(options, changes)
+    if scores is None:
+        return None
+    mover = "black" if options[0].position.side == "red" else "red"
+    tips = fingertips(reached, mover)
+    out = []
+    for cand, score in zip(options, scores):
+        frm, landing = cand.moves[-1].path[0], cand.moves[-1].path[-1]
+        if landing in tips:
+            score += HAND_BONUS
+        if frm in neighbours(cand.position.size, landing):
+            score -= CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN
+        out.append(score)
+    return out
+
+
 def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float],
                       reached: Sequence[str] = ()) -> Optional[Candidate]:
     """The one option whose last (stacking) ply landed on the stack that clearly changed
@@ -450,19 +471,9 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     if own < CHANGE_MIN or (own < CHANGE_NEXT_TO_EMPTIED and
                             emptied in neighbours(chosen.position.size, chosen.moves[-1].path[-1])):
         return None
-    landing = chosen.moves[-1].path[-1]
-    near = set(neighbours(chosen.position.size, landing))
-    below = chosen.placement[landing][1] - 1        # the chosen stack's height before
-
-    def share(cell: str) -> float:
-        # Had the stone gone onto ``cell``, would that stack now stand taller than the
-        # chosen one, and throw its shadow onto the chosen one's top?
-        piece = chosen.placement.get(cell)
-        taller = piece is not None and piece[1] + 1 > below
-        return CHANGE_NEIGHBOUR_SHARE_TALLER if taller else CHANGE_NEIGHBOUR_SHARE
-
+    near = set(neighbours(chosen.position.size, chosen.moves[-1].path[-1]))
     if any(cand.moves[-1].path[-1] in near and
-           score >= max(CHANGE_NEIGHBOUR_FLOOR, share(cand.moves[-1].path[-1]) * own)
+           score >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * own)
            for cand, score in zip(options, changed)):
         return None
     return chosen

@@ -10,74 +10,96 @@ below, and casts a longer shadow. An untouched stack looks as it did, give or ta
 
 :func:`stack_changes` scores, per cell, how much the stack there changed between the first
 still frame of the board before a change and the first still frame after it, on the
-rectified board (the same pixels the cell reader reads), from two looks inside the
-stone's rim:
+rectified board (the same pixels the cell reader reads), from two looks (edges: the
+gradient magnitude, the earlier picture scaled to the later one's contrast; brightness,
+less the cell's own median change inside the stone, blind to light or exposure that
+brightened the whole cell), each taken in two rings:
 
-- the edges (gradient magnitude, the earlier picture scaled to the later one's contrast):
-  the rim's shift;
-- the brightness, less the cell's own median change: the rim's shift again, blind to
-  light or exposure that brightened the whole cell.
+- inside the stone's rim (0.12-0.38 cell from the centre), the mean change: the top
+  disc's shading and a shift that shows inside it;
+- across the rim (0.20-0.46), cut into eight sectors, one facing each neighbour: the
+  median of the sectors' mean changes. The new top disc covers or bares a crescent of
+  board beside the stack on two opposite sides at least (a black stone on a dark face
+  shows next to nothing else), while what comes from outside the stack reaches into the
+  sectors on one side only: a lifted neighbour's shadow, a grown neighbour's longer
+  shadow or its stone reaching over the cell boundary. Measured over the whole rim
+  those scored untouched stacks up to 19 and made a neighbour of the landing look
+  changed (the rim was left out before for that reason); the median leaves them out.
 
-Each look is put on a common scale, its robust spread (most cells did not change), and
-the two are added: a score of 0 is an ordinary cell, 10 a change ten spreads above it.
-Given the later board's colours, each colour is measured against its own cells: the
-candidates of a stacking ply are the mover's stacks, and black stones on the dark 9x9
-face hardly change at all while empty cells and red stones vary much more, so against
-the whole board a dark landing was lost (on the tuning games, generator 0-4 and
-independent renderer 0-2, offline with the referee's rule: 67 -> 74 of 89 stacking plies
-taken, none wrong; dark landings on generator game 1 went from about 0-1 to 7-10,
-untouched dark stacks stayed under 3.5). The board around a stone is left out: the shadow a lifted neighbour
-took with it, and the longer one a grown stack casts, change it as much as the stone
-itself (both were tried and made wrong choices). On the generator's games (stones where
-they were put, hands from the mover's side; 45 setup plies) the landing stack scored
-highest of the mover's stacks in every ply; black stones on the dark 9x9 face give the
-least, often nothing the referee may act on.
+Each of the four is put on a common scale, its robust spread (most cells did not
+change), and the score is their sum over two: 0 is an ordinary cell, 10 a change ten
+spreads above it. Given the later board's colours, each colour is measured against its
+own cells: the candidates of a stacking ply are the mover's stacks, and black stones on
+the dark 9x9 face hardly change at all while empty cells and red stones vary much more,
+so against the whole board a dark landing was lost.
 
-Their rim does show (the new top disc covers or bares a thin crescent of board beside
-the stack: landing stacks of black on the dark face went from about 0 to 13-21 on the
-generator's game 1 with a ring 0.30-0.46 cell). But a neighbouring stone off its cell, its
-shadow and its parallax reach into a rim too; measured only on the rim's sides that face an
-empty cell, untouched stacks still scored up to 19, so the threshold had to rise as much
-and on the tuning games (generator 0-4, independent renderer 0-2) it took 68 of 90 plies
-against 67 from inside the stone alone, at twice the cost and with more wrong likeliest
-picks for ``track`` on fresh games: it is not used.
+On the generator's tuning games (0-6, seed 1: 79 stacking plies) the referee's rule
+(:func:`fenix_table.referee.tracker.landing_by_change`) takes 65 plies with the rim's
+sectors and none wrong; with the inside look alone it took 34 of the first 56 (and
+needed a stricter rule for neighbours to stay right). On the independent renderer's
+games 0-2 (34 plies, never tuned on) it takes all 34, as the inside look did.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-#: The ring measured, as fractions of a cell from the cell's centre: inside a stone's rim
-#: (at 0.40), so that the board around it stays out.
+#: The ring measured inside the stone, as fractions of a cell from the cell's centre:
+#: inside a stone's rim (at 0.40), so that the board around it stays out.
 RING = (0.12, 0.38)
+#: The ring across the rim (a stone's edge, and the board just beyond it), cut into
+#: ``SECTORS`` sectors, the first centred on the next file (the others follow round, so
+#: each neighbour faces one sector).
+RIM = (0.20, 0.46)
+SECTORS = 8
 
 
-def _ring(ppc: int, radii: Tuple[float, float]) -> np.ndarray:
+@lru_cache(maxsize=8)
+def _rings(width: int, height: int, ppc: int, pad: int, stride: int
+           ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell (cell_names order), the flat indices of its inside ring's and its rim
+    ring's pixels in a rectified image ``stride`` pixels wide, and the rim pixels'
+    (pixels, sectors) share matrix (each sector's mean)."""
     c = (np.arange(ppc) + 0.5) / ppc - 0.5
-    r = np.hypot(*np.meshgrid(c, c))
-    return ((r >= radii[0]) & (r <= radii[1])).ravel()
+    x, y = np.meshgrid(c, c)
+    r = np.hypot(x, y).ravel()
+    rows, cols = np.divmod(np.arange(ppc * ppc), ppc)
+    cells = np.arange(width * height)
+    origin = (pad + cells // width * ppc) * stride + pad + cells % width * ppc
+    inside = (r >= RING[0]) & (r <= RING[1])
+    rim = (r >= RIM[0]) & (r <= RIM[1])
+    offsets = rows * stride + cols
+    sector = np.round(np.arctan2(y, x).ravel()[rim] / (2 * np.pi / SECTORS)).astype(int) % SECTORS
+    share = np.eye(SECTORS, dtype=np.float32)[sector]
+    return (origin[:, None] + offsets[inside][None, :], origin[:, None] + offsets[rim][None, :],
+            share / share.sum(axis=0))
 
 
-def _per_cell(image: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
-    grid = image[pad:pad + height * ppc, pad:pad + width * ppc]
-    return grid.reshape(height, ppc, width, ppc).transpose(0, 2, 1, 3).reshape(height * width, ppc * ppc)
-
-
-def _ring_change(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: int,
-                 pad: int, radii: Tuple[float, float], shape_only: str) -> np.ndarray:
-    """Mean absolute change over the ring. ``shape_only``: "offset" takes each cell's
-    median change off (a brighter or darker cell), "gain" scales the earlier picture to
-    the later one's level first (more or less contrast)."""
-    mask = _ring(ppc, radii)
-    old = _per_cell(before.astype(np.float32), width, height, ppc, pad)[:, mask]
-    new = _per_cell(after.astype(np.float32), width, height, ppc, pad)[:, mask]
-    if shape_only == "gain":
-        old = old * (new.mean(axis=1, keepdims=True) / (old.mean(axis=1, keepdims=True) + 1e-3))
-    diff = new - old
-    if shape_only == "offset":
-        diff = diff - np.median(diff, axis=1, keepdims=True)
-    return np.abs(diff).mean(axis=1)
+def _looks(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: int,
+           pad: int, shape_only: str) -> Tuple[np.ndarray, np.ndarray]:
+    """Per cell: the mean absolute change inside the stone, and the median over the rim's
+    sectors of their mean absolute change. ``shape_only``: "offset" takes the cell's
+    median change inside the stone off both (a brighter or darker cell), "gain" scales
+    the earlier picture to the later one's level first, each ring by its own level (more
+    or less contrast)."""
+    inside, rim, share = _rings(width, height, ppc, pad, after.shape[1])
+    old, new = before.ravel(), after.ravel()
+    looks = []
+    offset = None
+    for ring in (inside, rim):
+        o = np.take(old, ring).astype(np.float32, copy=False)
+        n = np.take(new, ring).astype(np.float32, copy=False)
+        if shape_only == "gain":
+            o = o * (n.mean(axis=1, keepdims=True) / (o.mean(axis=1, keepdims=True) + 1e-3))
+        diff = n - o
+        if shape_only == "offset":
+            if offset is None:
+                offset = np.median(diff, axis=1, keepdims=True)
+            diff -= offset
+        looks.append(np.abs(diff, out=diff))
+    return looks[0].mean(axis=1), np.median(looks[1] @ share, axis=1)
 
 
 #: A group of cells (one colour) is put on its own scale only when it has this many
@@ -114,6 +136,7 @@ def stack_changes(before, after, width: int, height: int,
     the same calibration; see the module docstring for the scale. ``colours`` (the
     later board's colour per cell) puts each colour's cells on their own scale."""
     ppc, pad = after.ppc, after.pad
-    edges = _ring_change(before.grad, after.grad, width, height, ppc, pad, RING, "gain")
-    rim = _ring_change(before.L, after.L, width, height, ppc, pad, RING, "offset")
-    return _robust(edges, colours) + _robust(rim, colours)
+    edges, rim_edges = _looks(before.grad, after.grad, width, height, ppc, pad, "gain")
+    light, rim_light = _looks(before.L, after.L, width, height, ppc, pad, "offset")
+    return (_robust(edges, colours) + _robust(light, colours)
+            + _robust(rim_edges, colours) + _robust(rim_light, colours)) / 2
