@@ -259,7 +259,12 @@ def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floo
 
 
 def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray, np.ndarray]]:
-    """Split lines into pairs of families (two directions roughly 90 degrees apart)."""
+    """Split lines into pairs of families (two directions roughly 90 degrees apart).
+
+    The directions are the peaks of the lines' votes over the angle. A table's pattern
+    (wood grain, a cloth's stripes) can make one more peak, which may beat the board's
+    own second direction: so the two pairs whose weaker direction has the most votes
+    are kept, each pair once (either order gives the same grids)."""
     if len(hough) < 4:
         return []
     theta = hough[:, 1] % math.pi
@@ -270,25 +275,24 @@ def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray,
         d = np.abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
         return d < tol
     support = np.array([votes[near(theta, g, spread / 2)].sum() for g in grid])
-    result = []
-    tried = []
-    for g in grid[np.argsort(-support)][:6]:
-        if any(near(np.array([g]), t, spread / 2)[0] for t in tried):
-            continue
-        tried.append(g)
-        # The other direction: within 90 +- 35 degrees (perspective skews right angles).
-        cand = [(support[j], h2) for j, h2 in enumerate(grid)
-                if abs(((h2 - g) % math.pi) - math.pi / 2) < math.radians(35)]
-        if not cand:
-            continue
-        g2 = max(cand)[1]
-        a = near(theta, g, spread / 2)
-        b = near(theta, g2, spread / 2) & ~a
-        if a.sum() >= 2 and b.sum() >= 2:
-            result.append((hough[a], hough[b]))
-        if len(result) >= 2:
+    peaks: List[float] = []
+    for j in np.argsort(-support):
+        if support[j] <= 0 or len(peaks) == 4:
             break
-    return result
+        if not any(near(grid[j], p, spread) for p in peaks):     # families do not overlap
+            peaks.append(grid[j])
+    pairs = []
+    for i, g in enumerate(peaks):
+        for g2 in peaks[i + 1:]:
+            # Perspective skews right angles: the other direction lies within 90 +- 35 degrees.
+            if abs(((g2 - g) % math.pi) - math.pi / 2) >= math.radians(35):
+                continue
+            a = near(theta, g, spread / 2)
+            b = near(theta, g2, spread / 2) & ~a
+            if a.sum() >= 2 and b.sum() >= 2:
+                pairs.append((min(votes[a].sum(), votes[b].sum()), hough[a], hough[b]))
+    pairs.sort(key=lambda p: -p[0])
+    return [(fa, fb) for _, fa, fb in pairs[:2]]
 
 
 def _positions(family: np.ndarray, centre: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -393,6 +397,38 @@ def _typical_spacing(pos: np.ndarray) -> Optional[float]:
     return float(np.median(np.diff(pos)))
 
 
+def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacing: float,
+                 samples: int = 32) -> np.ndarray:
+    """Which lines of ``family`` ((k, 3): a x + b y = c) may be lines of the grid whose
+    other family's lines are ``across`` (in order, outer lines first and last): a grid
+    line shows in the line image ``dil`` along most of its stretch between the outer
+    ``across`` lines, and the ``across`` lines show beside it, on one side at least
+    (they end at the grid's outer lines), as strongly as they do anywhere. ``spacing``:
+    the cell size in pixels. A line shows where it is brighter than the quieter side of
+    it, 0.3 cells away."""
+    def unit(l):
+        return l[..., :2] / (np.hypot(l[..., 0], l[..., 1])[..., None] + 1e-12)
+    def shows(pts, normal, floor=0.0):
+        on, ok = _sample(dil, pts.reshape(-1, 2))
+        off = np.minimum(_sample(dil, (pts + 0.3 * spacing * normal).reshape(-1, 2))[0],
+                         _sample(dil, (pts - 0.3 * spacing * normal).reshape(-1, 2))[0])
+        return ((on > 1.5 * off + 2.0) & (on > floor) & ok).reshape(pts.shape[:-1]), on.reshape(pts.shape[:-1])
+    a, b = family[:, None, :], across[None, :, :]
+    det = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    det = np.where(np.abs(det) < 1e-6, 1e-6, det)
+    cross = np.stack([(a[..., 2] * b[..., 1] - a[..., 1] * b[..., 2]) / det,
+                      (a[..., 0] * b[..., 2] - a[..., 2] * b[..., 0]) / det], -1)       # (k, m, 2)
+    t = ((np.arange(samples) + 0.5) / samples)[None, :, None]
+    p, q = cross[:, :1], cross[:, -1:]
+    stretch = shows(p + t * (q - p), unit(family)[:, None, :])[0].mean(axis=1)
+    # A quarter cell either side of each crossing, along the line across.
+    along = (unit(across) @ np.array([[0, 1], [-1, 0]]))[None]                          # (1, m, 2)
+    sides = [shows(cross + d * 0.25 * spacing * along, unit(across)[None]) for d in (-1, 1)]
+    typical = float(np.percentile(np.concatenate([on.ravel() for _, on in sides]), 90))
+    beside = [shows(cross + d * 0.25 * spacing * along, unit(across)[None], 0.35 * typical)[0] for d in (-1, 1)]
+    return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
+
+
 def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
     """Yield (homography board->work px, width, height) candidates for one polarity."""
     width, height = dimensions(board)
@@ -405,21 +441,62 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
+    dil = None
+    seen = set()
+    def grid(la, lb, ia, ja, oia, oja, ib, jb, oib, ojb):
+        """The homography through lines ia, ja of ``la`` (grid lines oia, oja) and ib, jb
+        of ``lb``; None when two of them do not cross, or for a grid already given."""
+        key = (id(la), ia, ja, oia, oja, ib, jb, oib, ojb)
+        if key in seen:
+            return None
+        seen.add(key)
+        quad = [_intersect(la[ia], lb[ib]), _intersect(la[ja], lb[ib]),
+                _intersect(la[ja], lb[jb]), _intersect(la[ia], lb[jb])]
+        if any(q is None for q in quad):
+            return None
+        src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], float)
+        return _board_homography(src, np.array(quad))
     for fam_a, fam_b in families:
         pa, la = _merge(*_positions(fam_a, centre))
         pb, lb = _merge(*_positions(fam_b, centre))
         hint_a = _typical_spacing(pa)
         hint_b = _typical_spacing(pb)
         for na, nb in assignments:
-            for ia, ja, oia, oja in _pairs(pa, na, config.pairs_per_family, hint_b):
-                for ib, jb, oib, ojb in _pairs(pb, nb, config.pairs_per_family, hint_a):
-                    quad = [_intersect(la[ia], lb[ib]), _intersect(la[ja], lb[ib]),
-                            _intersect(la[ja], lb[jb]), _intersect(la[ia], lb[jb])]
-                    if any(q is None for q in quad):
-                        continue
-                    src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], float)
-                    Hm = _board_homography(src, np.array(quad))
-                    yield Hm, na, nb
+            seen.clear()
+            pairs_a = _pairs(pa, na, config.pairs_per_family, hint_b)
+            pairs_b = _pairs(pb, nb, config.pairs_per_family, hint_a)
+            for ia, ja, oia, oja in pairs_a:
+                for ib, jb, oib, ojb in pairs_b:
+                    Hm = grid(la, lb, ia, ja, oia, oja, ib, jb, oib, ojb)
+                    if Hm is not None:
+                        yield Hm, na, nb
+            # A table's lines along one direction of the grid (wood grain, stripes)
+            # crowd that family, and lines through the board from the table's lines on
+            # either side of it pass for grid lines: the board's own lines are lost in
+            # the 1-D ranking. With the other family's best pairs as the grid's outer
+            # lines, only the lines of the grid there count (:func:`_within_grid`).
+            for (p, l, n, hint), (q, m, other, ranked), swap in (
+                    ((pa, la, na, hint_b), (pb, lb, nb, pairs_b), False),
+                    ((pb, lb, nb, hint_a), (pa, la, na, pairs_a), True)):
+                if len(p) <= 2 * (n + 1) or not ranked or hint is None:
+                    continue
+                if dil is None:
+                    dil = _dilate(lines)
+                for i2, j2, oi2, oj2 in ranked[:2]:
+                    lo, hi = sorted((i2, j2))
+                    keep = np.nonzero(_within_grid(dil, l, m[lo:hi + 1], hint))[0]
+                    found = _pairs(p[keep], n, config.pairs_per_family, hint)
+                    # The crowded family's spacing had misled the other's ranking too:
+                    # rank its pairs again by the spacing of the lines kept.
+                    again = _pairs(q, other, 3, _typical_spacing(p[keep]))
+                    outer = [(i2, j2, oi2, oj2)] + [r for r in again if r != (i2, j2, oi2, oj2)]
+                    for i1, j1, oi1, oj1 in found:
+                        i1, j1 = keep[i1], keep[j1]
+                        for i2_, j2_, oi2_, oj2_ in outer:
+                            Hm = (grid(m, l, i2_, j2_, oi2_, oj2_, i1, j1, oi1, oj1) if swap else
+                                  grid(l, m, i1, j1, oi1, oj1, i2_, j2_, oi2_, oj2_))
+                            if Hm is not None:
+                                yield Hm, na, nb
 
 
 # ---------------------------------------------------------------------------------------
@@ -770,7 +847,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # the board's, but nothing halfway between them.
     near = np.array([0.1, 0.18, 0.82, 0.9])
     middle = np.array([0.38, 0.5, 0.62])
-    strength, halfway = [], 1.0
+    strength, middles = [], []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         i = np.arange(-1, n + 2)
         def at(offset, along):
@@ -782,15 +859,20 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         # Beside the line: the quieter side (a printed border line may run along the
         # outer lines, a tenth of a cell or so outside).
         strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
-        with np.errstate(invalid="ignore"):
-            mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
-        halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
+        middles.append((at(0.0, middle), np.fmin(at(-0.2, middle), at(0.2, middle))))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
-    worst, beyond = 1.0, 0.0
+    # A line shows where it stands out from beside it, and is not much fainter than
+    # the grid's lines are: a grid a cell off the board has a line in the bare margin,
+    # where the paper's grain or a shadow's edge stands out from the flat board too.
+    floor = 0.25 * typical
+    halfway, worst, beyond = 1.0, 1.0, 0.0
     with np.errstate(invalid="ignore"):
+        for on, off in middles:
+            mid = ((on > 1.5 * off + 2.0) & (on > floor)).any(axis=2)
+            halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
         for on, off in strength:
-            present = on > 1.5 * off + 2.0                              # False where NaN
+            present = (on > 1.5 * off + 2.0) & (on > floor)              # False where NaN
             share = present.mean(axis=1)
             worst = min(worst, float(share[1:-1].min()))
             # A margin line only counts as a grid line where it is as strong as they are.
