@@ -847,7 +847,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # the board's, but nothing halfway between them.
     near = np.array([0.1, 0.18, 0.82, 0.9])
     middle = np.array([0.38, 0.5, 0.62])
-    strength, middles = [], []
+    strength, halfway = [], 1.0
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         i = np.arange(-1, n + 2)
         def at(offset, along):
@@ -859,20 +859,15 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         # Beside the line: the quieter side (a printed border line may run along the
         # outer lines, a tenth of a cell or so outside).
         strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
-        middles.append((at(0.0, middle), np.fmin(at(-0.2, middle), at(0.2, middle))))
+        with np.errstate(invalid="ignore"):
+            mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
+        halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
-    # A line shows where it stands out from beside it, and is not much fainter than
-    # the grid's lines are: a grid a cell off the board has a line in the bare margin,
-    # where the paper's grain or a shadow's edge stands out from the flat board too.
-    floor = 0.25 * typical
-    halfway, worst, beyond = 1.0, 1.0, 0.0
+    worst, beyond = 1.0, 0.0
     with np.errstate(invalid="ignore"):
-        for on, off in middles:
-            mid = ((on > 1.5 * off + 2.0) & (on > floor)).any(axis=2)
-            halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
         for on, off in strength:
-            present = (on > 1.5 * off + 2.0) & (on > floor)              # False where NaN
+            present = on > 1.5 * off + 2.0                              # False where NaN
             share = present.mean(axis=1)
             worst = min(worst, float(share[1:-1].min()))
             # A margin line only counts as a grid line where it is as strong as they are.
@@ -1194,7 +1189,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if edge is not None:
                     sr, Hr = edge
             if na != nb:
-                swapped = _swapped(lab(), lines, dil, Hr, na, nb, config)
+                swapped = _swapped(lab(), lines, dil, Hr, sr, na, nb, config)
                 if swapped is not None:
                     sr, Hr = swapped
                     na, nb = nb, na
@@ -1213,8 +1208,8 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     return best
 
 
-def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
-             config: LocateConfig):
+def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float, na: int,
+             nb: int, config: LocateConfig):
     """The 7x8 grid ``Hm`` (``na`` x ``nb``) taken with its axes the other way round, as
     (score, homography for ``nb`` x ``na``), when that sits on the board clearly better;
     else None.
@@ -1225,7 +1220,10 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
     in the other. Its score can even beat the board's own. But the line too many shows
     along less of its length than any of the board's: so of the grid and its four swaps
     (dropping a line at either end of one family, adding one at either end of the other),
-    keep the swap whose weakest line is clearly stronger, if it sits on a board."""
+    keep the swap whose weakest line is clearly stronger, if it sits on a board; or one
+    whose weakest line is as strong and that fits the lines clearly better than
+    ``score`` (a grid skewed across the board under a hand, its far lines in the
+    margin and the hand's shadow, shows much of each line near one corner)."""
     here = extent_measures(lab, dil, Hm, na, nb)["line"]
     if here > 1.0 - config.swap_line:
         return None                 # every line shows well: no swap can show clearly better
@@ -1239,9 +1237,13 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
             # The added line is extrapolated from the others: snap the grid to the lines.
             moved = _refine(lines, moved, nb, na)
             m = extent_measures(lab, dil, moved, nb, na)
-            if _passes(m, config) and m["line"] >= here + config.swap_line and (best is None or m["line"] > best[0]):
-                best = (m["line"], moved)
-    return None if best is None else (_score(dil, best[1], nb, na), best[1])
+            if not _passes(m, config):
+                continue
+            fit = _score(dil, moved, nb, na)
+            if ((m["line"] >= here + config.swap_line or (m["line"] >= here and fit >= score + config.clearly_better))
+                    and (best is None or (m["line"], fit) > best[:2])):
+                best = (m["line"], fit, moved)
+    return None if best is None else best[1:]
 
 
 def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int):
