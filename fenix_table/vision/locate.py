@@ -214,20 +214,18 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     lxx = cv2.Sobel(sm, cv2.CV_32F, 2, 0, ksize=3)
     lyy = cv2.Sobel(sm, cv2.CV_32F, 0, 2, ksize=3)
     lxy = cv2.Sobel(sm, cv2.CV_32F, 1, 1, ksize=3)
-    # Direction of strongest (negative) curvature = across the line.
-    phi = 0.5 * np.arctan2(2 * lxy, lxx - lyy)
-    across_x = np.abs(np.cos(phi)) >= np.abs(np.sin(phi))
-    # For a ridge the across-curvature is the most negative eigenvalue; pick it.
-    curv = 0.5 * (lxx + lyy) - np.sqrt(0.25 * (lxx - lyy) ** 2 + lxy ** 2)
-    lam_dir_is_phi = (lxx - lyy) * np.cos(2 * phi) + 2 * lxy * np.sin(2 * phi) < 0
-    across_x = np.where(lam_dir_is_phi, across_x, ~across_x)
+    # The Hessian's most negative eigenvalue is the curvature across a ridge; its
+    # direction is nearer x than y where lxx < lyy.
+    across_x = lxx < lyy
+    strong = np.sqrt((lxx - lyy) ** 2 + 4 * lxy ** 2)
+    strong -= lxx + lyy
+    strong *= 0.5
     left, right = np.roll(sm, 1, axis=1), np.roll(sm, -1, axis=1)
     up, down = np.roll(sm, 1, axis=0), np.roll(sm, -1, axis=0)
     peak = np.where(across_x, (sm >= left) & (sm > right), (sm >= up) & (sm > down))
-    strong = -curv
     # (Percentiles of every other pixel and row: the same within a hair, at a quarter of the cost.)
-    sub = strong[::2, ::2]
-    thr = max(float(np.percentile(sub, percentile)), floor * float(np.percentile(sub, 99.8)), 0.5)
+    level, top = np.percentile(strong[::2, ::2], [percentile, 99.8])
+    thr = max(float(level), floor * float(top), 0.5)
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
 
 
@@ -238,24 +236,24 @@ def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floo
     found = cv2.HoughLinesWithAccumulator(binary, 1, math.pi / 360, max(20, int(min(h, w) * 0.08)))
     if found is None:
         return np.zeros((0, 3))
-    found = found.reshape(-1, 3)
-    kept: List[np.ndarray] = []
-    for rho, theta, votes in found:
+    found = found.reshape(-1, 3)[:2000]
+    # Strongest first, each line once: the same line comes back with a slightly other
+    # rho and theta, or with theta + pi and rho negated.
+    rho, theta = found[:, 0], found[:, 1]
+    dt = np.abs(theta[:, None] - theta[None, :])
+    same = (np.abs(rho[:, None] - rho[None, :]) < 5) & (dt < 0.05)
+    flipped = (np.abs(rho[:, None] + rho[None, :]) < 5) & (np.abs(dt - math.pi) < 0.05)
+    dup = same | flipped
+    gone = np.zeros(len(found), bool)
+    kept: List[int] = []
+    for k in range(len(found)):
+        if gone[k]:
+            continue
+        kept.append(k)
         if len(kept) >= config.max_lines:
             break
-        dup = False
-        for k in kept:
-            dt = abs(theta - k[1])
-            if dt > math.pi / 2:  # the same line can come back with theta + pi, rho negated
-                if abs(rho + k[0]) < 5 and abs(dt - math.pi) < 0.05:
-                    dup = True
-                    break
-            elif abs(rho - k[0]) < 5 and dt < 0.05:
-                dup = True
-                break
-        if not dup:
-            kept.append(np.array([rho, theta, votes]))
-    return np.array(kept) if kept else np.zeros((0, 3))
+        gone |= dup[k]
+    return found[kept]
 
 
 def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray, np.ndarray]]:
@@ -429,17 +427,24 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
 
 
-def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
-    """Yield (homography board->work px, width, height) candidates for one polarity."""
-    width, height = dimensions(board)
-    hough = _hough(lines, config)
-    families = _families(hough, config)
+def _line_families(lines: np.ndarray, config: LocateConfig):
+    """The line image's pairs of line families (:func:`_families`) and the centre of
+    its strongest lines, which the lines' positions are measured from."""
+    families = _families(_hough(lines, config), config)
     if not families:
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
         families = _families(_hough(lines, config, 85, 0.05), config)
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
+    return families, centre
+
+
+def _candidates(lines: np.ndarray, board: str, config: LocateConfig, found=None):
+    """Yield (homography board->work px, width, height) candidates for one polarity.
+    ``found``: the line image's :func:`_line_families`, if known."""
+    width, height = dimensions(board)
+    families, centre = found or _line_families(lines, config)
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
     dil = None
     seen = set()
@@ -1127,25 +1132,50 @@ def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
 
 
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
-            config: LocateConfig):
+            config: LocateConfig, memo: Optional[Dict] = None):
     """Best (score, face, homography, cells along family a, along family b) in a work
     image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
     are not taken: their margin, and often a whole line, cannot be checked; nor are grids
-    that do not sit on a board (:func:`on_a_board`)."""
+    that do not sit on a board (:func:`on_a_board`).
+
+    ``memo``: what one search of this image leaves for the next (with another
+    ``config``): its line families, colours, and the grids it refused, which the next
+    one passes over."""
     h, w = gray.shape
-    seen: List[np.ndarray] = []
+    memo = {} if memo is None else memo
     def lab() -> np.ndarray:
-        if not seen:
+        if ("lab", h) not in memo:
             small = cv2.resize(frame_bgr, (w, h), interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
-            seen.append(_lab(small))
-        return seen[0]
+            memo[("lab", h)] = _lab(small)
+        return memo[("lab", h)]
+    refused = memo.setdefault(("refused", h, kernel), [])
+    finer = memo.setdefault(("finer", h, kernel), {})
+    def on_board_finer(face: str, Hm: np.ndarray, na: int, nb: int) -> bool:
+        """A grid refused for its margin alone, checked again at twice the size when
+        the frame has the pixels: at the work size a printed border line close to the
+        outer line blurs into it, and the strip of bare board between them is lost."""
+        m = extent_measures(lab(), dil, Hm, na, nb)
+        if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0), config):
+            return False
+        if face not in finer:
+            closer = min(1.0, 2 * scale)
+            gray2 = _gray_at(frame_bgr, closer)
+            if "lab" not in finer:
+                small = cv2.resize(frame_bgr, gray2.shape[::-1], interpolation=cv2.INTER_AREA) if closer < 1 else frame_bgr
+                finer["lab"] = (_lab(small), np.diag([closer / scale, closer / scale, 1.0]))
+            finer[face] = (_dilate(line_image(gray2, light_lines(face), kernel)), finer["lab"][1])
+        lab2, up = finer["lab"][0], finer[face][1]
+        return _passes(extent_measures(lab2, finer[face][0], up @ Hm, na, nb), config)
     best = None
     for face in faces:
         lines = line_image(gray, light_lines(face), kernel)
         dil = _dilate(lines)
+        if ("families", face, h, kernel) not in memo:
+            memo[("families", face, h, kernel)] = _line_families(lines, config)
+        found = memo[("families", face, h, kernel)]
         # Ranked coarsely first (a third of the samples), then the best few in full.
         coarse = sorted(((_score(dil, Hm, na, nb, per_cell=3), Hm, na, nb)
-                         for Hm, na, nb in _candidates(lines, face, config)), key=lambda t: -t[0])
+                         for Hm, na, nb in _candidates(lines, face, config, found)), key=lambda t: -t[0])
         scored = sorted(((_score(dil, Hm, na, nb), Hm, na, nb) for _, Hm, na, nb in coarse[:config.ranked]),
                         key=lambda t: -t[0])
         # The face must show its own line polarity at the crossings; refine the best two
@@ -1164,7 +1194,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             tol = 0.25 * np.linalg.norm(corners[1] - corners[0]) / na
             if np.any(corners < -tol) or np.any(corners > np.array([w, h]) + tol):
                 continue
-            if not on_a_board(lab(), dil, Hr, na, nb, config):
+            if any(f == face and (a, b) == (na, nb) and np.abs(c - corners).max() < 0.4 * tol
+                   for f, a, b, c in refused):
+                continue                     # refused already: look further
+            if not on_a_board(lab(), dil, Hr, na, nb, config) and not on_board_finer(face, Hr, na, nb):
                 # A grid in a patterned table, or partly off the board. Often it is the
                 # board's grid a cell over (a line of the table taken for an outer line):
                 # try that, else the next candidate.
@@ -1172,6 +1205,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if moved is not None and on_a_board(lab(), dil, moved[1], na, nb, config):
                     sr, Hr = moved
                 else:
+                    refused.append((face, na, nb, corners))
                     rejected += 1
                     if rejected == 3:
                         break
@@ -1325,12 +1359,13 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     h, w = frame_bgr.shape[:2]
     faces = SIZES if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
-    best = _search(frame_bgr, gray, scale, faces, config.kernel, config)
+    memo: Dict = {}
+    best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo)
     if best is None:
         # Lines of a patterned table just beyond the board can push the board's own outer
         # lines down the 1-D ranking: look further down it before anything else.
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
-                       replace(config, pairs_per_family=2 * config.pairs_per_family))
+                       replace(config, pairs_per_family=2 * config.pairs_per_family), memo)
     if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
         best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
