@@ -6,20 +6,26 @@ on a light board), so each polarity gets its own line image: a morphological top
 all wider than the kernel. Then, per polarity:
 
 1. Hough lines on that image fall into two families (the grid's two directions; with
-   perspective each family fans out a little towards its vanishing point).
+   perspective each family fans out a little towards its vanishing point). A table's
+   pattern can add a third direction: the two best pairs of directions are kept.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
+   A family crowded by a table's lines along it (wood grain, stripes) is tried again
+   with only the lines that lie within the other family's outer lines
+   (:func:`_within_grid`).
 3. Every surviving pair of pairs gives four corners, hence a homography; each is scored
    against the whole expected line pattern (:func:`grid_fit`): response on the predicted
    lines against response just beside them, minus any line found in the board's margin
    (which is what a grid shifted or miscounted by one cell would show).
 4. The winner is refined: along every predicted line the true line is searched across it,
    lines are refitted, and the homography is recomputed from their intersections.
-5. It must sit on a board (:func:`extent_measures`); and where the same grid a cell over
-   fits the lines about as well and sits on a board too, the one with board margin
-   beyond the outer line the other lacks is taken (:func:`_margins_moved`): beyond the
-   other's lies the table, past the board's edge or a stripe of a cloth.
+5. It must sit on a board (:func:`extent_measures`; a grid refused for its margin alone
+   is checked again at twice the size, where a border line close to the outer line
+   does not blur into it); and where the same grid a cell over fits the lines about as
+   well and sits on a board too, the one with board margin beyond the outer line the
+   other lacks is taken (:func:`_margins_moved`): beyond the other's lies the table,
+   past the board's edge or a stripe of a cloth.
 
 The face is the polarity (and, for 7x8, the axis assignment) whose pattern fits best.
 Orientation comes from the stones when the frame shows the start position (Red's camp
