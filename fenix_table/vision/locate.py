@@ -167,37 +167,7 @@ def _score_at(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, wi
               per_cell: int = 8) -> float:
     """:func:`_score` from the pattern's points already in the image (``on_pts``,
     ``off_pts``: ``_pattern(width, height, per_cell).on`` and ``.off`` projected)."""
-    pat = _pattern(width, height, per_cell)
-    on, ok_on = _sample(lines_dil, on_pts)
-    off, ok_off = _sample(lines_dil, off_pts)
-    n = pat.lines
-    s = pat.samples
-    on = on.reshape(n, s)
-    ok_on = ok_on.reshape(n, s)
-    off = off.reshape(n, 2, s)
-    ok_off = ok_off.reshape(n, 2, s)
-    on_sum = (on * ok_on).sum(axis=1)
-    off_sum = (off * ok_off).sum(axis=(1, 2)) / 2
-    cnt = ok_on.sum(axis=1)
-    grid = np.ones(n, bool)
-    grid[pat.margin] = False
-    total_on, total_off = on_sum[grid].sum(), off_sum[grid].sum()
-    # Lines outside the frame cannot support the grid: count them as empty.
-    coverage = cnt[grid].sum() / (grid.sum() * s)
-    ratio = (total_on - total_off) / (total_on + total_off + 1e-6) * coverage
-    # Every line of a real grid shows somewhere (stones leave the crossings free); a grid
-    # at half the true spacing has every other line on bare board or stones.
-    per_line = (on_sum - off_sum) / (on_sum + off_sum + 1e-6)
-    supported = float(np.mean(per_line[grid] > 0.1))
-    ratio *= 0.5 + 0.5 * supported
-    margin_ratio = 0.0
-    for m in pat.margin:
-        if cnt[m] > s // 3:
-            r = (on_sum[m] - off_sum[m]) / (on_sum[m] + off_sum[m] + 1e-6)
-            # Compare with the grid lines' average on-response: a faint margin line is noise.
-            strength = on_sum[m] / max(cnt[m], 1) / (total_on / max(cnt[grid].sum(), 1) + 1e-6)
-            margin_ratio = max(margin_ratio, r * min(1.0, strength))
-    return float(ratio - 0.6 * max(0.0, margin_ratio))
+    return float(_fits(lines_dil, on_pts, off_pts, 1, width, height, per_cell)[0])
 
 
 def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: int, height: int,
@@ -211,10 +181,19 @@ def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: in
     def project(pts):
         p = pts @ H[:, :, :2].transpose(0, 2, 1) + H[:, None, :, 2]
         z = p[..., 2:3]
-        return p[..., :2] / np.where(np.abs(z) < 1e-9, 1e-9, z)
-    k, n, s = len(H), pat.lines, pat.samples
-    on, ok_on = _sample(lines_dil, project(pat.on).reshape(-1, 2))
-    off, ok_off = _sample(lines_dil, project(pat.off).reshape(-1, 2))
+        return (p[..., :2] / np.where(np.abs(z) < 1e-9, 1e-9, z)).reshape(-1, 2)
+    return _fits(lines_dil, project(pat.on), project(pat.off), len(H), width, height, per_cell)
+
+
+def _fits(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, k: int, width: int, height: int,
+          per_cell: int) -> np.ndarray:
+    """The figure of :func:`_score` for ``k`` grids at once, from their pattern points
+    in the image (``on_pts``, ``off_pts``: ``_pattern(...).on`` and ``.off`` of each
+    grid in turn)."""
+    pat = _pattern(width, height, per_cell)
+    n, s = pat.lines, pat.samples
+    on, ok_on = _sample(lines_dil, on_pts)
+    off, ok_off = _sample(lines_dil, off_pts)
     on, ok_on = on.reshape(k, n, s), ok_on.reshape(k, n, s)
     off, ok_off = off.reshape(k, n, 2, s), ok_off.reshape(k, n, 2, s)
     on_sum = (on * ok_on).sum(axis=2)
@@ -223,14 +202,19 @@ def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: in
     grid = np.ones(n, bool)
     grid[pat.margin] = False
     total_on, total_off = on_sum[:, grid].sum(axis=1), off_sum[:, grid].sum(axis=1)
+    # Lines outside the frame cannot support the grid: count them as empty.
     coverage = cnt[:, grid].sum(axis=1) / (grid.sum() * s)
     ratio = (total_on - total_off) / (total_on + total_off + 1e-6) * coverage
+    # Every line of a real grid shows somewhere (stones leave the crossings free); a grid
+    # at half the true spacing has every other line on bare board or stones.
     per_line = (on_sum - off_sum) / (on_sum + off_sum + 1e-6)
     ratio = ratio * (0.5 + 0.5 * (per_line[:, grid] > 0.1).mean(axis=1))
+    # The strongest margin line, against the grid lines' average on-response: a faint
+    # margin line is noise.
     m = pat.margin
-    r = per_line[:, m]
-    strength = on_sum[:, m] / np.maximum(cnt[:, m], 1) / (total_on / np.maximum(cnt[:, grid].sum(axis=1), 1) + 1e-6)[:, None]
-    margin_ratio = np.where(cnt[:, m] > s // 3, r * np.minimum(1.0, strength), 0.0).max(axis=1)
+    strength = (on_sum[:, m] / np.maximum(cnt[:, m], 1)
+                / (total_on / np.maximum(cnt[:, grid].sum(axis=1), 1) + 1e-6)[:, None])
+    margin_ratio = np.where(cnt[:, m] > s // 3, per_line[:, m] * np.minimum(1.0, strength), 0.0).max(axis=1)
     return ratio - 0.6 * np.maximum(0.0, margin_ratio)
 
 
