@@ -20,7 +20,10 @@ and locator the package has:
   tell locating errors from reading errors. Cells a hand covers are left out;
 * locating time per frame (one core).
 
-    python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS]
+    python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS] [--split eval|train]
+
+``--split train`` measures locating alone on the train split's frames (single frames,
+no rooms to read through): the locator is tuned on those, so they are not held out.
 
 ``--render ROOMS`` first renders the eval split's first ROOMS rooms that are missing
 (Mitsuba from the ``pbr`` extra; about 15 s a frame on two cores).
@@ -175,30 +178,20 @@ def run(root: Optional[str]) -> Dict:
             "families": families}
 
 
-def main(argv: Sequence[str] = ()) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=None, help="data folder (default /work/data/pbr)")
-    parser.add_argument("--render", type=int, default=0, metavar="ROOMS",
-                        help="first render the missing frames of the eval split's first ROOMS rooms")
-    parser.add_argument("--seed", type=int, default=1, help="run seed of the rooms to render")
-    parser.add_argument("--breakdown", action="store_true", help="colour errors per face, table, light, finish")
-    args = parser.parse_args(list(argv))
-    if args.render:
-        from fenix_tools.pbr import make
-        make.main(["--split", "eval", "--count", str(args.render), "--seed", str(args.seed)]
-                  + (["--root", args.root] if args.root else []))
-    import cv2
-    cv2.setNumThreads(1)    # the time budget is for one core
-    r = run(args.root)
-    if not r["rooms"]:
-        print(f"no eval frames under {dataset.frame_dir('eval', args.root)}: render some with --render ROOMS",
-              file=sys.stderr)
-        return 2
+def run_locate(split: str, root: Optional[str]) -> Dict:
+    """Locate every frame of ``split`` from scratch: the tallies and times of :func:`locate`."""
+    tallies = {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": []}
+               for k in ("clear", "hand")}
+    times: List[Tuple[float, float]] = []
+    for bgr, truth in dataset.frames(split, root):
+        locate(bgr, truth, tallies, times)
+    return {"tallies": tallies, "times": times}
+
+
+def print_locate(r: Dict) -> None:
     t = r["tallies"]
     c, h = t["clear"], t["hand"]
     pct = lambda a, b: 100.0 * a / b if b else float("nan")
-    print(f"physically based renders (Mitsuba 3), eval split: {r['rooms']} rooms, "
-          f"{c['frames'] + h['frames']} frames ({h['frames']} with a hand), {len(r['families'])} held-out families")
     print(f"board located on hand-free frames (right side, every cell within a quarter cell): "
           f"{c['found']} of {c['frames']} ({pct(c['found'], c['frames']):.1f}%)")
     print(f"board located on hand frames: {h['found']} of {h['frames']}")
@@ -210,6 +203,51 @@ def main(argv: Sequence[str] = ()) -> int:
     wrong = c["wrong_names"] + h["wrong_names"]
     if wrong:
         print("wrong: " + " ".join(wrong[:20]) + (" ..." if len(wrong) > 20 else ""))
+
+
+def print_times(times: List[Tuple[float, float]]) -> None:
+    for lm, clock in ((np.array(times)[:, 0], "wall"), (np.array(times)[:, 1], "CPU")):
+        print(f"locate board from scratch (one core, {clock} time): mean {lm.mean():.0f} ms, 95th percentile "
+              f"{np.percentile(lm, 95):.0f} ms, max {lm.max():.0f} ms")
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=None, help="data folder (default /work/data/pbr)")
+    parser.add_argument("--render", type=int, default=0, metavar="ROOMS",
+                        help="first render the missing frames of the eval split's first ROOMS rooms")
+    parser.add_argument("--seed", type=int, default=1, help="run seed of the rooms to render")
+    parser.add_argument("--breakdown", action="store_true", help="colour errors per face, table, light, finish")
+    parser.add_argument("--split", default="eval", choices=("eval", "train"),
+                        help="train: locating alone, on the train split the locator is tuned on")
+    args = parser.parse_args(list(argv))
+    if args.render:
+        from fenix_tools.pbr import make
+        make.main(["--split", "eval", "--count", str(args.render), "--seed", str(args.seed)]
+                  + (["--root", args.root] if args.root else []))
+    import cv2
+    cv2.setNumThreads(1)    # the time budget is for one core
+    if args.split == "train":
+        r = run_locate("train", args.root)
+        t = r["tallies"]
+        if not t["clear"]["frames"] + t["hand"]["frames"]:
+            print(f"no train frames under {dataset.frame_dir('train', args.root)}", file=sys.stderr)
+            return 2
+        print(f"physically based renders (Mitsuba 3), train split (tuned on, not held out): "
+              f"{t['clear']['frames'] + t['hand']['frames']} frames ({t['hand']['frames']} with a hand)")
+        print_locate(r)
+        print_times(r["times"])
+        return 0
+    r = run(args.root)
+    if not r["rooms"]:
+        print(f"no eval frames under {dataset.frame_dir('eval', args.root)}: render some with --render ROOMS",
+              file=sys.stderr)
+        return 2
+    t = r["tallies"]
+    c, h = t["clear"], t["hand"]
+    print(f"physically based renders (Mitsuba 3), eval split: {r['rooms']} rooms, "
+          f"{c['frames'] + h['frames']} frames ({h['frames']} with a hand), {len(r['families'])} held-out families")
+    print_locate(r)
     print(r["plain"].line("out of the box (own located grid)"))
     print(f"start frames calibrated: {r['calibrations']} of {r['rooms']}")
     print(r["calibrated"].line("calibrated from the start frame"))
@@ -218,9 +256,7 @@ def main(argv: Sequence[str] = ()) -> int:
     if args.breakdown:
         print("out of the box by kind: " + r["plain"].breakdown())
         print("exact grid by kind: " + r["exact"].breakdown())
-    for lm, clock in ((np.array(r["times"])[:, 0], "wall"), (np.array(r["times"])[:, 1], "CPU")):
-        print(f"locate board from scratch (one core, {clock} time): mean {lm.mean():.0f} ms, 95th percentile "
-              f"{np.percentile(lm, 95):.0f} ms, max {lm.max():.0f} ms")
+    print_times(r["times"])
     return 0
 
 

@@ -6,20 +6,26 @@ on a light board), so each polarity gets its own line image: a morphological top
 all wider than the kernel. Then, per polarity:
 
 1. Hough lines on that image fall into two families (the grid's two directions; with
-   perspective each family fans out a little towards its vanishing point).
+   perspective each family fans out a little towards its vanishing point). A table's
+   pattern can add a third direction: the two best pairs of directions are kept.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
+   A family crowded by a table's lines along it (wood grain, stripes) is tried again
+   with only the lines that lie within the other family's outer lines
+   (:func:`_within_grid`).
 3. Every surviving pair of pairs gives four corners, hence a homography; each is scored
    against the whole expected line pattern (:func:`grid_fit`): response on the predicted
    lines against response just beside them, minus any line found in the board's margin
    (which is what a grid shifted or miscounted by one cell would show).
 4. The winner is refined: along every predicted line the true line is searched across it,
    lines are refitted, and the homography is recomputed from their intersections.
-5. It must sit on a board (:func:`extent_measures`); and where the same grid a cell over
-   fits the lines about as well and sits on a board too, the one with board margin
-   beyond the outer line the other lacks is taken (:func:`_margins_moved`): beyond the
-   other's lies the table, past the board's edge or a stripe of a cloth.
+5. It must sit on a board (:func:`extent_measures`; a grid refused for its margin alone
+   is checked again at twice the size, where a border line close to the outer line
+   does not blur into it); and where the same grid a cell over fits the lines about as
+   well and sits on a board too, the one with board margin beyond the outer line the
+   other lacks is taken (:func:`_margins_moved`): beyond the other's lies the table,
+   past the board's edge or a stripe of a cloth.
 
 The face is the polarity (and, for 7x8, the axis assignment) whose pattern fits best.
 Orientation comes from the stones when the frame shows the start position (Red's camp
@@ -161,37 +167,55 @@ def _score_at(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, wi
               per_cell: int = 8) -> float:
     """:func:`_score` from the pattern's points already in the image (``on_pts``,
     ``off_pts``: ``_pattern(width, height, per_cell).on`` and ``.off`` projected)."""
+    return float(_fits(lines_dil, on_pts, off_pts, 1, width, height, per_cell)[0])
+
+
+def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: int, height: int,
+            per_cell: int = 8) -> np.ndarray:
+    """:func:`_score` of many homographies at once (the same figures, batched: ranking
+    a hundred candidates one call at a time costs more in calls than in sums)."""
+    if not len(homographies):
+        return np.zeros(0)
     pat = _pattern(width, height, per_cell)
+    H = np.asarray(homographies, float)
+    def project(pts):
+        p = pts @ H[:, :, :2].transpose(0, 2, 1) + H[:, None, :, 2]
+        z = p[..., 2:3]
+        return (p[..., :2] / np.where(np.abs(z) < 1e-9, 1e-9, z)).reshape(-1, 2)
+    return _fits(lines_dil, project(pat.on), project(pat.off), len(H), width, height, per_cell)
+
+
+def _fits(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, k: int, width: int, height: int,
+          per_cell: int) -> np.ndarray:
+    """The figure of :func:`_score` for ``k`` grids at once, from their pattern points
+    in the image (``on_pts``, ``off_pts``: ``_pattern(...).on`` and ``.off`` of each
+    grid in turn)."""
+    pat = _pattern(width, height, per_cell)
+    n, s = pat.lines, pat.samples
     on, ok_on = _sample(lines_dil, on_pts)
     off, ok_off = _sample(lines_dil, off_pts)
-    n = pat.lines
-    s = pat.samples
-    on = on.reshape(n, s)
-    ok_on = ok_on.reshape(n, s)
-    off = off.reshape(n, 2, s)
-    ok_off = ok_off.reshape(n, 2, s)
-    on_sum = (on * ok_on).sum(axis=1)
-    off_sum = (off * ok_off).sum(axis=(1, 2)) / 2
-    cnt = ok_on.sum(axis=1)
+    on, ok_on = on.reshape(k, n, s), ok_on.reshape(k, n, s)
+    off, ok_off = off.reshape(k, n, 2, s), ok_off.reshape(k, n, 2, s)
+    on_sum = (on * ok_on).sum(axis=2)
+    off_sum = (off * ok_off).sum(axis=(2, 3)) / 2
+    cnt = ok_on.sum(axis=2)
     grid = np.ones(n, bool)
     grid[pat.margin] = False
-    total_on, total_off = on_sum[grid].sum(), off_sum[grid].sum()
+    total_on, total_off = on_sum[:, grid].sum(axis=1), off_sum[:, grid].sum(axis=1)
     # Lines outside the frame cannot support the grid: count them as empty.
-    coverage = cnt[grid].sum() / (grid.sum() * s)
+    coverage = cnt[:, grid].sum(axis=1) / (grid.sum() * s)
     ratio = (total_on - total_off) / (total_on + total_off + 1e-6) * coverage
     # Every line of a real grid shows somewhere (stones leave the crossings free); a grid
     # at half the true spacing has every other line on bare board or stones.
     per_line = (on_sum - off_sum) / (on_sum + off_sum + 1e-6)
-    supported = float(np.mean(per_line[grid] > 0.1))
-    ratio *= 0.5 + 0.5 * supported
-    margin_ratio = 0.0
-    for m in pat.margin:
-        if cnt[m] > s // 3:
-            r = (on_sum[m] - off_sum[m]) / (on_sum[m] + off_sum[m] + 1e-6)
-            # Compare with the grid lines' average on-response: a faint margin line is noise.
-            strength = on_sum[m] / max(cnt[m], 1) / (total_on / max(cnt[grid].sum(), 1) + 1e-6)
-            margin_ratio = max(margin_ratio, r * min(1.0, strength))
-    return float(ratio - 0.6 * max(0.0, margin_ratio))
+    ratio = ratio * (0.5 + 0.5 * (per_line[:, grid] > 0.1).mean(axis=1))
+    # The strongest margin line, against the grid lines' average on-response: a faint
+    # margin line is noise.
+    m = pat.margin
+    strength = (on_sum[:, m] / np.maximum(cnt[:, m], 1)
+                / (total_on / np.maximum(cnt[:, grid].sum(axis=1), 1) + 1e-6)[:, None])
+    margin_ratio = np.where(cnt[:, m] > s // 3, per_line[:, m] * np.minimum(1.0, strength), 0.0).max(axis=1)
+    return ratio - 0.6 * np.maximum(0.0, margin_ratio)
 
 
 def grid_fit(lines_dil: np.ndarray, Hm: np.ndarray, board: str) -> float:
@@ -214,20 +238,18 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     lxx = cv2.Sobel(sm, cv2.CV_32F, 2, 0, ksize=3)
     lyy = cv2.Sobel(sm, cv2.CV_32F, 0, 2, ksize=3)
     lxy = cv2.Sobel(sm, cv2.CV_32F, 1, 1, ksize=3)
-    # Direction of strongest (negative) curvature = across the line.
-    phi = 0.5 * np.arctan2(2 * lxy, lxx - lyy)
-    across_x = np.abs(np.cos(phi)) >= np.abs(np.sin(phi))
-    # For a ridge the across-curvature is the most negative eigenvalue; pick it.
-    curv = 0.5 * (lxx + lyy) - np.sqrt(0.25 * (lxx - lyy) ** 2 + lxy ** 2)
-    lam_dir_is_phi = (lxx - lyy) * np.cos(2 * phi) + 2 * lxy * np.sin(2 * phi) < 0
-    across_x = np.where(lam_dir_is_phi, across_x, ~across_x)
+    # The Hessian's most negative eigenvalue is the curvature across a ridge; its
+    # direction is nearer x than y where lxx < lyy.
+    across_x = lxx < lyy
+    strong = np.sqrt((lxx - lyy) ** 2 + 4 * lxy ** 2)
+    strong -= lxx + lyy
+    strong *= 0.5
     left, right = np.roll(sm, 1, axis=1), np.roll(sm, -1, axis=1)
     up, down = np.roll(sm, 1, axis=0), np.roll(sm, -1, axis=0)
     peak = np.where(across_x, (sm >= left) & (sm > right), (sm >= up) & (sm > down))
-    strong = -curv
     # (Percentiles of every other pixel and row: the same within a hair, at a quarter of the cost.)
-    sub = strong[::2, ::2]
-    thr = max(float(np.percentile(sub, percentile)), floor * float(np.percentile(sub, 99.8)), 0.5)
+    level, top = np.percentile(strong[::2, ::2], [percentile, 99.8])
+    thr = max(float(level), floor * float(top), 0.5)
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
 
 
@@ -238,28 +260,33 @@ def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floo
     found = cv2.HoughLinesWithAccumulator(binary, 1, math.pi / 360, max(20, int(min(h, w) * 0.08)))
     if found is None:
         return np.zeros((0, 3))
-    found = found.reshape(-1, 3)
-    kept: List[np.ndarray] = []
-    for rho, theta, votes in found:
+    found = found.reshape(-1, 3)[:2000]
+    # Strongest first, each line once: the same line comes back with a slightly other
+    # rho and theta, or with theta + pi and rho negated.
+    rho, theta = found[:, 0], found[:, 1]
+    dt = np.abs(theta[:, None] - theta[None, :])
+    same = (np.abs(rho[:, None] - rho[None, :]) < 5) & (dt < 0.05)
+    flipped = (np.abs(rho[:, None] + rho[None, :]) < 5) & (np.abs(dt - math.pi) < 0.05)
+    dup = same | flipped
+    gone = np.zeros(len(found), bool)
+    kept: List[int] = []
+    for k in range(len(found)):
+        if gone[k]:
+            continue
+        kept.append(k)
         if len(kept) >= config.max_lines:
             break
-        dup = False
-        for k in kept:
-            dt = abs(theta - k[1])
-            if dt > math.pi / 2:  # the same line can come back with theta + pi, rho negated
-                if abs(rho + k[0]) < 5 and abs(dt - math.pi) < 0.05:
-                    dup = True
-                    break
-            elif abs(rho - k[0]) < 5 and dt < 0.05:
-                dup = True
-                break
-        if not dup:
-            kept.append(np.array([rho, theta, votes]))
-    return np.array(kept) if kept else np.zeros((0, 3))
+        gone |= dup[k]
+    return found[kept]
 
 
 def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray, np.ndarray]]:
-    """Split lines into pairs of families (two directions roughly 90 degrees apart)."""
+    """Split lines into pairs of families (two directions roughly 90 degrees apart).
+
+    The directions are the peaks of the lines' votes over the angle. A table's pattern
+    (wood grain, a cloth's stripes) can make one more peak, which may beat the board's
+    own second direction: so the two pairs whose weaker direction has the most votes
+    are kept, each pair once (either order gives the same grids)."""
     if len(hough) < 4:
         return []
     theta = hough[:, 1] % math.pi
@@ -270,25 +297,24 @@ def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray,
         d = np.abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
         return d < tol
     support = np.array([votes[near(theta, g, spread / 2)].sum() for g in grid])
-    result = []
-    tried = []
-    for g in grid[np.argsort(-support)][:6]:
-        if any(near(np.array([g]), t, spread / 2)[0] for t in tried):
-            continue
-        tried.append(g)
-        # The other direction: within 90 +- 35 degrees (perspective skews right angles).
-        cand = [(support[j], h2) for j, h2 in enumerate(grid)
-                if abs(((h2 - g) % math.pi) - math.pi / 2) < math.radians(35)]
-        if not cand:
-            continue
-        g2 = max(cand)[1]
-        a = near(theta, g, spread / 2)
-        b = near(theta, g2, spread / 2) & ~a
-        if a.sum() >= 2 and b.sum() >= 2:
-            result.append((hough[a], hough[b]))
-        if len(result) >= 2:
+    peaks: List[float] = []
+    for j in np.argsort(-support):
+        if support[j] <= 0 or len(peaks) == 4:
             break
-    return result
+        if not any(near(grid[j], p, spread) for p in peaks):     # families do not overlap
+            peaks.append(grid[j])
+    pairs = []
+    for i, g in enumerate(peaks):
+        for g2 in peaks[i + 1:]:
+            # Perspective skews right angles: the other direction lies within 90 +- 35 degrees.
+            if abs(((g2 - g) % math.pi) - math.pi / 2) >= math.radians(35):
+                continue
+            a = near(theta, g, spread / 2)
+            b = near(theta, g2, spread / 2) & ~a
+            if a.sum() >= 2 and b.sum() >= 2:
+                pairs.append((min(votes[a].sum(), votes[b].sum()), hough[a], hough[b]))
+    pairs.sort(key=lambda p: -p[0])
+    return [(fa, fb) for _, fa, fb in pairs[:2]]
 
 
 def _positions(family: np.ndarray, centre: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -393,33 +419,113 @@ def _typical_spacing(pos: np.ndarray) -> Optional[float]:
     return float(np.median(np.diff(pos)))
 
 
-def _candidates(lines: np.ndarray, board: str, config: LocateConfig):
-    """Yield (homography board->work px, width, height) candidates for one polarity."""
-    width, height = dimensions(board)
-    hough = _hough(lines, config)
-    families = _families(hough, config)
+def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacing: float,
+                 samples: int = 32) -> np.ndarray:
+    """Which lines of ``family`` ((k, 3): a x + b y = c) may be lines of the grid whose
+    other family's lines are ``across`` (in order, outer lines first and last): a grid
+    line shows in the line image ``dil`` along most of its stretch between the outer
+    ``across`` lines, and the ``across`` lines show beside it, on one side at least
+    (they end at the grid's outer lines), as strongly as they do anywhere. ``spacing``:
+    the cell size in pixels. A line shows where it is brighter than the quieter side of
+    it, 0.3 cells away."""
+    def unit(l):
+        return l[..., :2] / (np.hypot(l[..., 0], l[..., 1])[..., None] + 1e-12)
+    def shows(pts, normal, floor=0.0):
+        on, ok = _sample(dil, pts.reshape(-1, 2))
+        off = np.minimum(_sample(dil, (pts + 0.3 * spacing * normal).reshape(-1, 2))[0],
+                         _sample(dil, (pts - 0.3 * spacing * normal).reshape(-1, 2))[0])
+        return ((on > 1.5 * off + 2.0) & (on > floor) & ok).reshape(pts.shape[:-1]), on.reshape(pts.shape[:-1])
+    a, b = family[:, None, :], across[None, :, :]
+    det = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    det = np.where(np.abs(det) < 1e-6, 1e-6, det)
+    cross = np.stack([(a[..., 2] * b[..., 1] - a[..., 1] * b[..., 2]) / det,
+                      (a[..., 0] * b[..., 2] - a[..., 2] * b[..., 0]) / det], -1)       # (k, m, 2)
+    t = ((np.arange(samples) + 0.5) / samples)[None, :, None]
+    p, q = cross[:, :1], cross[:, -1:]
+    stretch = shows(p + t * (q - p), unit(family)[:, None, :])[0].mean(axis=1)
+    # A quarter cell either side of each crossing, along the line across.
+    along = (unit(across) @ np.array([[0, 1], [-1, 0]]))[None]                          # (1, m, 2)
+    sides = [shows(cross + d * 0.25 * spacing * along, unit(across)[None]) for d in (-1, 1)]
+    typical = float(np.percentile(np.concatenate([on.ravel() for _, on in sides]), 90))
+    beside = [shows(cross + d * 0.25 * spacing * along, unit(across)[None], 0.35 * typical)[0] for d in (-1, 1)]
+    return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
+
+
+def _line_families(lines: np.ndarray, config: LocateConfig):
+    """The line image's pairs of line families (:func:`_families`) and the centre of
+    its strongest lines, which the lines' positions are measured from."""
+    families = _families(_hough(lines, config), config)
     if not families:
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
         families = _families(_hough(lines, config, 85, 0.05), config)
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
+    return families, centre
+
+
+def _candidates(lines: np.ndarray, board: str, config: LocateConfig, found=None):
+    """Yield (homography board->work px, width, height) candidates for one polarity.
+    ``found``: the line image's :func:`_line_families`, if known."""
+    width, height = dimensions(board)
+    families, centre = found or _line_families(lines, config)
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
+    dil = None
+    seen = set()
+    def grid(la, lb, ia, ja, oia, oja, ib, jb, oib, ojb):
+        """The homography through lines ia, ja of ``la`` (grid lines oia, oja) and ib, jb
+        of ``lb``; None when two of them do not cross, or for a grid already given."""
+        key = (id(la), ia, ja, oia, oja, ib, jb, oib, ojb)
+        if key in seen:
+            return None
+        seen.add(key)
+        quad = [_intersect(la[ia], lb[ib]), _intersect(la[ja], lb[ib]),
+                _intersect(la[ja], lb[jb]), _intersect(la[ia], lb[jb])]
+        if any(q is None for q in quad):
+            return None
+        src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], float)
+        return _board_homography(src, np.array(quad))
     for fam_a, fam_b in families:
         pa, la = _merge(*_positions(fam_a, centre))
         pb, lb = _merge(*_positions(fam_b, centre))
         hint_a = _typical_spacing(pa)
         hint_b = _typical_spacing(pb)
         for na, nb in assignments:
-            for ia, ja, oia, oja in _pairs(pa, na, config.pairs_per_family, hint_b):
-                for ib, jb, oib, ojb in _pairs(pb, nb, config.pairs_per_family, hint_a):
-                    quad = [_intersect(la[ia], lb[ib]), _intersect(la[ja], lb[ib]),
-                            _intersect(la[ja], lb[jb]), _intersect(la[ia], lb[jb])]
-                    if any(q is None for q in quad):
-                        continue
-                    src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], float)
-                    Hm = _board_homography(src, np.array(quad))
-                    yield Hm, na, nb
+            seen.clear()
+            pairs_a = _pairs(pa, na, config.pairs_per_family, hint_b)
+            pairs_b = _pairs(pb, nb, config.pairs_per_family, hint_a)
+            for ia, ja, oia, oja in pairs_a:
+                for ib, jb, oib, ojb in pairs_b:
+                    Hm = grid(la, lb, ia, ja, oia, oja, ib, jb, oib, ojb)
+                    if Hm is not None:
+                        yield Hm, na, nb
+            # A table's lines along one direction of the grid (wood grain, stripes)
+            # crowd that family, and lines through the board from the table's lines on
+            # either side of it pass for grid lines: the board's own lines are lost in
+            # the 1-D ranking. With the other family's best pairs as the grid's outer
+            # lines, only the lines of the grid there count (:func:`_within_grid`).
+            for (p, l, n, hint), (q, m, other, ranked), swap in (
+                    ((pa, la, na, hint_b), (pb, lb, nb, pairs_b), False),
+                    ((pb, lb, nb, hint_a), (pa, la, na, pairs_a), True)):
+                if len(p) <= 2 * (n + 1) or not ranked or hint is None:
+                    continue
+                if dil is None:
+                    dil = _dilate(lines)
+                for i2, j2, oi2, oj2 in ranked[:2]:
+                    lo, hi = sorted((i2, j2))
+                    keep = np.nonzero(_within_grid(dil, l, m[lo:hi + 1], hint))[0]
+                    found = _pairs(p[keep], n, config.pairs_per_family, hint)
+                    # The crowded family's spacing had misled the other's ranking too:
+                    # rank its pairs again by the spacing of the lines kept.
+                    again = _pairs(q, other, 3, _typical_spacing(p[keep]))
+                    outer = [(i2, j2, oi2, oj2)] + [r for r in again if r != (i2, j2, oi2, oj2)]
+                    for i1, j1, oi1, oj1 in found:
+                        i1, j1 = keep[i1], keep[j1]
+                        for i2_, j2_, oi2_, oj2_ in outer:
+                            Hm = (grid(m, l, i2_, j2_, oi2_, oj2_, i1, j1, oi1, oj1) if swap else
+                                  grid(l, m, i1, j1, oi1, oj1, i2_, j2_, oi2_, oj2_))
+                            if Hm is not None:
+                                yield Hm, na, nb
 
 
 # ---------------------------------------------------------------------------------------
@@ -1050,27 +1156,57 @@ def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
 
 
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
-            config: LocateConfig):
+            config: LocateConfig, memo: Optional[Dict] = None):
     """Best (score, face, homography, cells along family a, along family b) in a work
     image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
     are not taken: their margin, and often a whole line, cannot be checked; nor are grids
-    that do not sit on a board (:func:`on_a_board`)."""
+    that do not sit on a board (:func:`on_a_board`).
+
+    ``memo``: what one search of this image leaves for the next (with another
+    ``config``): its line families, colours, and the grids it refused, which the next
+    one passes over."""
     h, w = gray.shape
-    seen: List[np.ndarray] = []
+    memo = {} if memo is None else memo
     def lab() -> np.ndarray:
-        if not seen:
+        if ("lab", h) not in memo:
             small = cv2.resize(frame_bgr, (w, h), interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
-            seen.append(_lab(small))
-        return seen[0]
+            memo[("lab", h)] = _lab(small)
+        return memo[("lab", h)]
+    refused = memo.setdefault(("refused", h, kernel), [])
+    finer = memo.setdefault(("finer", h, kernel), {})
+    def on_board_finer(face: str, Hm: np.ndarray, na: int, nb: int) -> bool:
+        """A grid refused for its margin alone, checked again at twice the size when
+        the frame has the pixels: at the work size a printed border line close to the
+        outer line blurs into it, and the strip of bare board between them is lost."""
+        m = extent_measures(lab(), dil, Hm, na, nb)
+        if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0), config):
+            return False
+        if face not in finer:
+            closer = min(1.0, 2 * scale)
+            gray2 = _gray_at(frame_bgr, closer)
+            if "lab" not in finer:
+                small = cv2.resize(frame_bgr, gray2.shape[::-1], interpolation=cv2.INTER_AREA) if closer < 1 else frame_bgr
+                finer["lab"] = (_lab(small), np.diag([closer / scale, closer / scale, 1.0]))
+            finer[face] = (_dilate(line_image(gray2, light_lines(face), kernel)), finer["lab"][1])
+        lab2, up = finer["lab"][0], finer[face][1]
+        return _passes(extent_measures(lab2, finer[face][0], up @ Hm, na, nb), config)
     best = None
     for face in faces:
         lines = line_image(gray, light_lines(face), kernel)
         dil = _dilate(lines)
+        if ("families", face, h, kernel) not in memo:
+            memo[("families", face, h, kernel)] = _line_families(lines, config)
+        found = memo[("families", face, h, kernel)]
         # Ranked coarsely first (a third of the samples), then the best few in full.
-        coarse = sorted(((_score(dil, Hm, na, nb, per_cell=3), Hm, na, nb)
-                         for Hm, na, nb in _candidates(lines, face, config)), key=lambda t: -t[0])
-        scored = sorted(((_score(dil, Hm, na, nb), Hm, na, nb) for _, Hm, na, nb in coarse[:config.ranked]),
-                        key=lambda t: -t[0])
+        def ranked(candidates, per_cell):
+            """(score, homography, na, nb), best first (in the order given on a tie)."""
+            fits = np.zeros(len(candidates))
+            for shape in {(na, nb) for _, na, nb in candidates}:
+                group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape]
+                fits[group] = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
+            return [(fits[i], *candidates[i]) for i in np.argsort(-fits, kind="stable")]
+        coarse = ranked(list(_candidates(lines, face, config, found)), 3)
+        scored = ranked([c[1:] for c in coarse[:config.ranked]], 8)
         # The face must show its own line polarity at the crossings; refine the best two
         # candidates that do (refining is the expensive step).
         refined = rejected = 0
@@ -1087,7 +1223,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             tol = 0.25 * np.linalg.norm(corners[1] - corners[0]) / na
             if np.any(corners < -tol) or np.any(corners > np.array([w, h]) + tol):
                 continue
-            if not on_a_board(lab(), dil, Hr, na, nb, config):
+            if any(f == face and (a, b) == (na, nb) and np.abs(c - corners).max() < 0.4 * tol
+                   for f, a, b, c in refused):
+                continue                     # refused already: look further
+            if not on_a_board(lab(), dil, Hr, na, nb, config) and not on_board_finer(face, Hr, na, nb):
                 # A grid in a patterned table, or partly off the board. Often it is the
                 # board's grid a cell over (a line of the table taken for an outer line):
                 # try that, else the next candidate.
@@ -1095,6 +1234,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if moved is not None and on_a_board(lab(), dil, moved[1], na, nb, config):
                     sr, Hr = moved
                 else:
+                    refused.append((face, na, nb, corners))
                     rejected += 1
                     if rejected == 3:
                         break
@@ -1112,7 +1252,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if edge is not None:
                     sr, Hr = edge
             if na != nb:
-                swapped = _swapped(lab(), lines, dil, Hr, na, nb, config)
+                swapped = _swapped(lab(), lines, dil, Hr, sr, na, nb, config)
                 if swapped is not None:
                     sr, Hr = swapped
                     na, nb = nb, na
@@ -1131,8 +1271,8 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     return best
 
 
-def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
-             config: LocateConfig):
+def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float, na: int,
+             nb: int, config: LocateConfig):
     """The 7x8 grid ``Hm`` (``na`` x ``nb``) taken with its axes the other way round, as
     (score, homography for ``nb`` x ``na``), when that sits on the board clearly better;
     else None.
@@ -1143,7 +1283,10 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
     in the other. Its score can even beat the board's own. But the line too many shows
     along less of its length than any of the board's: so of the grid and its four swaps
     (dropping a line at either end of one family, adding one at either end of the other),
-    keep the swap whose weakest line is clearly stronger, if it sits on a board."""
+    keep the swap whose weakest line is clearly stronger, if it sits on a board; or one
+    whose weakest line is as strong and that fits the lines clearly better than
+    ``score`` (a grid skewed across the board under a hand, its far lines in the
+    margin and the hand's shadow, shows much of each line near one corner)."""
     here = extent_measures(lab, dil, Hm, na, nb)["line"]
     if here > 1.0 - config.swap_line:
         return None                 # every line shows well: no swap can show clearly better
@@ -1157,9 +1300,13 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
             # The added line is extrapolated from the others: snap the grid to the lines.
             moved = _refine(lines, moved, nb, na)
             m = extent_measures(lab, dil, moved, nb, na)
-            if _passes(m, config) and m["line"] >= here + config.swap_line and (best is None or m["line"] > best[0]):
-                best = (m["line"], moved)
-    return None if best is None else (_score(dil, best[1], nb, na), best[1])
+            if not _passes(m, config):
+                continue
+            fit = _score(dil, moved, nb, na)
+            if ((m["line"] >= here + config.swap_line or (m["line"] >= here and fit >= score + config.clearly_better))
+                    and (best is None or (m["line"], fit) > best[:2])):
+                best = (m["line"], fit, moved)
+    return None if best is None else best[1:]
 
 
 def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int):
@@ -1241,12 +1388,13 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     h, w = frame_bgr.shape[:2]
     faces = SIZES if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
-    best = _search(frame_bgr, gray, scale, faces, config.kernel, config)
+    memo: Dict = {}
+    best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo)
     if best is None:
         # Lines of a patterned table just beyond the board can push the board's own outer
         # lines down the 1-D ranking: look further down it before anything else.
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
-                       replace(config, pairs_per_family=2 * config.pairs_per_family))
+                       replace(config, pairs_per_family=2 * config.pairs_per_family), memo)
     if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
         best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
