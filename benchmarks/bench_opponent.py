@@ -206,22 +206,23 @@ def load(path: str):
 
 
 def settings_key(row) -> tuple:
-    return (row["pairing"], row["movetime"], row["random_plies"], row["max_plies"],
-            row.get("players") or row.get("engine"))
+    """What a game is resumed by: its players' version (not the pairing's name, which
+    follows the level numbers) and the match settings."""
+    return (row.get("players") or row.get("engine"), row["movetime"], row["random_plies"],
+            row["max_plies"])
 
 
-_CURRENT = {}
+_VERSIONS = {}
 
 
-def current(row) -> bool:
-    """Whether ``row`` was played by the players as they are now."""
-    pairing = row["pairing"]
-    if pairing not in _CURRENT:
+def version(pairing: str):
+    """``players_version(pairing)``, or None for a player of an earlier engine."""
+    if pairing not in _VERSIONS:
         try:
-            _CURRENT[pairing] = players_version(pairing)
-        except SystemExit:   # a player of an earlier engine
-            _CURRENT[pairing] = None
-    return row.get("players") == _CURRENT[pairing]
+            _VERSIONS[pairing] = players_version(pairing)
+        except SystemExit:
+            _VERSIONS[pairing] = None
+    return _VERSIONS[pairing]
 
 
 def elo(score: float) -> float:
@@ -229,13 +230,20 @@ def elo(score: float) -> float:
     return 400 * math.log10(score / (1 - score))
 
 
-def report(rows, movetime=None, all_engines=False) -> None:
+def report(rows, pairings, movetime=None, all_engines=False) -> None:
+    """The summary of ``pairings``' games (a game counts for a pairing when its players
+    play as that pairing's do now, whatever the levels were called then), and with
+    ``all_engines`` of every other game too, by the name and engine it was played under."""
+    names = {version(p): p for p in reversed(pairings)}
     groups = defaultdict(list)
     for row in rows:
-        if not all_engines and not current(row):
-            continue
+        name = names.get(row.get("players"))
+        if name is None:
+            if not all_engines:
+                continue
+            name = f"{row['pairing']} ({row.get('engine')})"
         if movetime is None or row["movetime"] == movetime:
-            groups[settings_key(row)].append(row)
+            groups[(name,) + settings_key(row)[1:]].append(row)
     print(f"{'pairing':<22} {'move s':>6} {'games':>5} {'W-D-L of A':>12} {'A score':>8} "
           f"{'Elo-like':>8} {'9x9':>6} {'7x8':>6}  A: nodes/s mean-s longest-s cpu-s  "
           f"B: nodes/s mean-s longest-s cpu-s")
@@ -260,12 +268,12 @@ def report(rows, movetime=None, all_engines=False) -> None:
             effort.append(f"{nodes / seconds:>9.0f} {seconds / moves:>6.3f} {longest:>9.3f} "
                           f"{cpu_longest:>6.3f}"
                           if moves and seconds else f"{'-':>9} {'-':>6} {'-':>9} {'-':>6}")
-        name = f"{key[0]} ({key[4]})" if all_engines else key[0]
+        name = key[0]
         print(f"{name:<22} {key[1]:>6} {n:>5} {f'{w}-{d}-{n - w - d}':>12} "
               f"{100 * s:>7.1f}% {elo(s):>+8.0f} {per_board['9x9']:>6} {per_board['7x8']:>6}"
               f"  {effort[0]}   {effort[1]}")
         a, _, b = key[0].partition(":")
-        if a[1:].isdigit() and b[1:].isdigit() and a[0] == b[0] == "L" and not all_engines:
+        if a[1:].isdigit() and b[1:].isdigit() and a[0] == b[0] == "L":
             ladder[(int(a[1:]), key[1])] = (int(b[1:]), elo(s), n)
     for mt in sorted({t for _, t in ladder}):
         rungs = {a: v for (a, t), v in ladder.items() if t == mt}
@@ -364,7 +372,7 @@ def main() -> int:
         return 0
     if args.report:
         print(f"engine source {ENGINE}; games from {args.out} whose players play as now")
-        report(load(args.out), all_engines=args.all_engines)
+        report(load(args.out), args.pairings, all_engines=args.all_engines)
         return 0
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     done = defaultdict(set)
@@ -372,8 +380,7 @@ def main() -> int:
         done[settings_key(row)].add(row["game"])
     for pairing in args.pairings:
         a, _, b = pairing.partition(":")
-        key = (pairing, args.movetime, args.random_plies, args.max_plies,
-               players_version(pairing))
+        key = (players_version(pairing), args.movetime, args.random_plies, args.max_plies)
         for index in range(args.games):
             if index in done[key]:
                 continue
@@ -382,8 +389,7 @@ def main() -> int:
                 fh.write(json.dumps(row) + "\n")
             print(f"{pairing} game {index}: {row['board']} A {row['a_colour']} "
                   f"score {row['score']} in {row['plies']} plies ({row['reason']})", flush=True)
-    report([r for r in load(args.out) if r["pairing"] in args.pairings],
-           movetime=args.movetime)
+    report(load(args.out), args.pairings, movetime=args.movetime)
     return 0
 
 
