@@ -20,16 +20,17 @@ rules (King lost, no move, repetition, the no-capture limit) or after ``--max-pl
 
 Every game is appended as one JSON line to ``--out`` (default
 ``benchmarks/results/opponent.jsonl``, kept in git so that a later run goes on from it);
-a run skips games already there with the same pairing, settings and players (a hash of
-what decides their play: the search's and evaluation's source, the ``Level`` class and
-each player's settings; games of other players are kept but neither resumed nor
-reported, unless ``--all-engines``), so it can be stopped and resumed, and a change to
-one level leaves the pairings without it standing. Each game also records the hash of
-``fenix_table/opponent``'s whole source (``engine``) and each side's stones at the end
-(what a drawn game's leader had in hand). The summary (printed at the end,
-or alone with ``--report``) gives per pairing: games, wins/draws/losses of A, A's score,
-an Elo-like difference (400 log10(s / (1 - s))), nodes per second, mean and longest
-move time (wall clock) and the longest move in processor time (what the process itself
+a run skips games already there with the same settings and players (a hash of what
+decides their play: the search's and evaluation's source, the ``Level`` class and each
+player's settings, whatever the levels were numbered then; games of other players are
+kept but neither resumed nor reported, unless ``--all-engines``), so it can be stopped
+and resumed, and a change to one level leaves the pairings without it standing. Each
+game also records the hash of ``fenix_table/opponent``'s whole source (``engine``) and
+each side's stones at the end (what a drawn game's leader had in hand). The summary
+(printed at the end, or alone with ``--report``, of ``--pairings``: by default the
+baselines and each level against the one below) gives per pairing: games,
+wins/draws/losses of A, A's score, an Elo-like difference (400 log10(s / (1 - s))),
+nodes per second, mean and longest move time (wall clock) and the longest move in processor time (what the process itself
 spent: on a loaded machine the wall clock also counts the waits for a core) of each
 searching player; and the Elo-like ladder the level pairings give.
 
