@@ -20,12 +20,17 @@ rules (King lost, no move, repetition, the no-capture limit) or after ``--max-pl
 
 Every game is appended as one JSON line to ``--out`` (default
 ``benchmarks/results/opponent.jsonl``, kept in git so that a later run goes on from it);
-a run skips games already there with the same pairing, settings and engine (a hash of
-``fenix_table/opponent``'s source: games of another engine are kept but neither resumed
-nor reported, unless ``--all-engines``), so it can be stopped and resumed. The summary (printed at the end,
-or alone with ``--report``) gives per pairing: games, wins/draws/losses of A, A's score,
-an Elo-like difference (400 log10(s / (1 - s))), nodes per second, mean and longest
-move time (wall clock) and the longest move in processor time (what the process itself
+a run skips games already there with the same settings and players (a hash of what
+decides their play: the search's and evaluation's source, the ``Level`` class and each
+player's settings, whatever the levels were numbered then; games of other players are
+kept but neither resumed nor reported, unless ``--all-engines``), so it can be stopped
+and resumed, and a change to one level leaves the pairings without it standing. Each
+game also records the hash of ``fenix_table/opponent``'s whole source (``engine``) and
+each side's stones at the end (what a drawn game's leader had in hand). The summary
+(printed at the end, or alone with ``--report``, of ``--pairings``: by default the
+baselines and each level against the one below) gives per pairing: games,
+wins/draws/losses of A, A's score, an Elo-like difference (400 log10(s / (1 - s))),
+nodes per second, mean and longest move time (wall clock) and the longest move in processor time (what the process itself
 spent: on a loaded machine the wall clock also counts the waits for a core) of each
 searching player; and the Elo-like ladder the level pairings give.
 
@@ -40,6 +45,8 @@ and compares it with the time published for a Raspberry Pi 4 (the time budget's 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import math
 import os
@@ -52,6 +59,8 @@ from dataclasses import replace
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from fenix_table.opponent import DEFAULT_MOVETIME, LEVELS, Level, level_of  # noqa: E402
+from fenix_table.opponent import evaluate as evaluate_module  # noqa: E402
+from fenix_table.opponent import search as search_module  # noqa: E402
 from fenix_table.opponent.evaluate import MATERIAL, WEIGHTS  # noqa: E402
 from fenix_table.opponent.search import Searcher  # noqa: E402
 from fenix_table.rules import OFFICIAL, Game  # noqa: E402
@@ -61,8 +70,7 @@ DEFAULT_OUT = os.path.join(HERE, "results", "opponent.jsonl")
 
 
 def engine_version() -> str:
-    """A short hash of the opponent's source: results of one engine stay together."""
-    import hashlib
+    """A short hash of the opponent's whole source (recorded with each game)."""
     folder = os.path.join(HERE, "..", "fenix_table", "opponent")
     digest = hashlib.sha1()
     for name in sorted(os.listdir(folder)):
@@ -75,6 +83,49 @@ def engine_version() -> str:
 ENGINE = engine_version()
 LEVEL_PAIRINGS = [f"L{n}:L{n - 1}" for n in range(2, max(LEVELS) + 1)]
 DEFAULT_PAIRINGS = ["L8:random", "L8:ab2"] + LEVEL_PAIRINGS
+
+
+def parse_player(spec: str):
+    """A searching player's level and evaluation weights from its name (see above)."""
+    if spec == "ab2":
+        return Level(2, 5, False, 1.0), MATERIAL
+    name, _, changes = spec.partition("+")
+    name, _, oversight = name.partition("%")
+    name, _, noise = name.partition("~")
+    name, _, depth = name.partition("@")
+    try:
+        level = level_of(int(name[1:]))
+    except ValueError:
+        raise SystemExit(f"unknown player {spec!r}") from None
+    if depth:
+        level = replace(level, depth=int(depth))
+    if noise:
+        level = replace(level, noise=int(noise))
+    if oversight:
+        level = replace(level, oversight=float(oversight) / 100)
+    weights = dict(WEIGHTS)
+    for item in filter(None, changes.split(",")):
+        key, _, value = item.partition("=")
+        if key not in weights:
+            raise SystemExit(f"unknown weight {key!r} in {spec!r}")
+        weights[key] = int(value)
+    return level, weights
+
+
+def players_version(pairing: str) -> str:
+    """What decides how a pairing's two players play: the search's and the evaluation's
+    source, the Level class's and each player's settings. Games resume and are
+    reported only among equal versions, so a change to one level leaves the results of
+    pairings without it standing."""
+    parts = [inspect.getsource(search_module), inspect.getsource(evaluate_module),
+             inspect.getsource(Level)]
+    for spec in pairing.split(":"):
+        if spec == "random":
+            parts.append(spec)
+        else:
+            level, weights = parse_player(spec)
+            parts.append(f"{level!r} {sorted(weights.items())!r}")
+    return hashlib.sha1("\0".join(parts).encode()).hexdigest()[:10]
 
 
 class Player:
@@ -90,29 +141,9 @@ class Player:
         if spec == "random":
             self.searcher = None
             return
-        if spec == "ab2":
-            self.searcher = Searcher(rules, MATERIAL, quiescence=False, transposition=False)
-            self.level = Level(2, 5, False, 1.0)
-            return
-        name, _, changes = spec.partition("+")
-        name, _, oversight = name.partition("%")
-        name, _, noise = name.partition("~")
-        name, _, depth = name.partition("@")
-        level = level_of(int(name[1:]))
-        if depth:
-            level = replace(level, depth=int(depth))
-        if noise:
-            level = replace(level, noise=int(noise))
-        if oversight:
-            level = replace(level, oversight=float(oversight) / 100)
-        weights = dict(WEIGHTS)
-        for item in filter(None, changes.split(",")):
-            key, _, value = item.partition("=")
-            if key not in weights:
-                raise SystemExit(f"unknown weight {key!r} in {spec!r}")
-            weights[key] = int(value)
-        self.searcher = Searcher(rules, weights, quiescence=level.quiescence)
-        self.level = level
+        self.level, weights = parse_player(spec)
+        self.searcher = Searcher(rules, weights, quiescence=self.level.quiescence,
+                                 transposition=spec != "ab2")
 
     def choose(self, game):
         moves = game.legal_moves()
@@ -154,7 +185,12 @@ def play_game(a: str, b: str, index: int, args) -> dict:
                       "longest": round(max(p.times, default=0.0), 4), "nodes": p.nodes,
                       "cpu_seconds": round(sum(p.cpu), 4),
                       "cpu_longest": round(max(p.cpu, default=0.0), 4)}
-    return {"pairing": f"{a}:{b}", "engine": ENGINE, "movetime": args.movetime,
+    final = game.position.board
+    stones = {"red": sum(v for v in final if v > 0), "black": -sum(v for v in final if v < 0)}
+    stats["a"]["stones"] = stones[a_side]
+    stats["b"]["stones"] = stones["black" if a_side == "red" else "red"]
+    return {"pairing": f"{a}:{b}", "engine": ENGINE, "players": players_version(f"{a}:{b}"),
+            "movetime": args.movetime,
             "random_plies": args.random_plies, "max_plies": args.max_plies, "game": index,
             "board": board, "a_colour": a_side, "score": score, "plies": game.ply,
             "reason": status.reason if status.over else "max_plies", **stats}
@@ -171,8 +207,23 @@ def load(path: str):
 
 
 def settings_key(row) -> tuple:
-    return (row["pairing"], row["movetime"], row["random_plies"], row["max_plies"],
-            row.get("engine"))
+    """What a game is resumed by: its players' version (not the pairing's name, which
+    follows the level numbers) and the match settings."""
+    return (row.get("players") or row.get("engine"), row["movetime"], row["random_plies"],
+            row["max_plies"])
+
+
+_VERSIONS = {}
+
+
+def version(pairing: str):
+    """``players_version(pairing)``, or None for a player of an earlier engine."""
+    if pairing not in _VERSIONS:
+        try:
+            _VERSIONS[pairing] = players_version(pairing)
+        except SystemExit:
+            _VERSIONS[pairing] = None
+    return _VERSIONS[pairing]
 
 
 def elo(score: float) -> float:
@@ -180,13 +231,20 @@ def elo(score: float) -> float:
     return 400 * math.log10(score / (1 - score))
 
 
-def report(rows, movetime=None, all_engines=False) -> None:
+def report(rows, pairings, movetime=None, all_engines=False) -> None:
+    """The summary of ``pairings``' games (a game counts for a pairing when its players
+    play as that pairing's do now, whatever the levels were called then), and with
+    ``all_engines`` of every other game too, by the name and engine it was played under."""
+    names = {version(p): p for p in reversed(pairings)}
     groups = defaultdict(list)
     for row in rows:
-        if not all_engines and row.get("engine") != ENGINE:
-            continue
+        name = names.get(row.get("players"))
+        if name is None:
+            if not all_engines:
+                continue
+            name = f"{row['pairing']} ({row.get('engine')})"
         if movetime is None or row["movetime"] == movetime:
-            groups[settings_key(row)].append(row)
+            groups[(name,) + settings_key(row)[1:]].append(row)
     print(f"{'pairing':<22} {'move s':>6} {'games':>5} {'W-D-L of A':>12} {'A score':>8} "
           f"{'Elo-like':>8} {'9x9':>6} {'7x8':>6}  A: nodes/s mean-s longest-s cpu-s  "
           f"B: nodes/s mean-s longest-s cpu-s")
@@ -211,17 +269,17 @@ def report(rows, movetime=None, all_engines=False) -> None:
             effort.append(f"{nodes / seconds:>9.0f} {seconds / moves:>6.3f} {longest:>9.3f} "
                           f"{cpu_longest:>6.3f}"
                           if moves and seconds else f"{'-':>9} {'-':>6} {'-':>9} {'-':>6}")
-        name = f"{key[0]} ({key[4]})" if all_engines else key[0]
+        name = key[0]
         print(f"{name:<22} {key[1]:>6} {n:>5} {f'{w}-{d}-{n - w - d}':>12} "
               f"{100 * s:>7.1f}% {elo(s):>+8.0f} {per_board['9x9']:>6} {per_board['7x8']:>6}"
               f"  {effort[0]}   {effort[1]}")
         a, _, b = key[0].partition(":")
         if a[1:].isdigit() and b[1:].isdigit() and a[0] == b[0] == "L":
-            ladder[(int(a[1:]), key[1], key[4])] = (int(b[1:]), elo(s), n)
-    for mt, engine in sorted({k[1:] for k in ladder}, key=str):
-        rungs = {a: v for (a, t, e), v in ladder.items() if (t, e) == (mt, engine)}
-        print(f"Elo-like ladder at {mt} s/move, engine {engine} (level 1 = 0, summed "
-              f"level-to-level differences):")
+            ladder[(int(a[1:]), key[1])] = (int(b[1:]), elo(s), n)
+    for mt in sorted({t for _, t in ladder}):
+        rungs = {a: v for (a, t), v in ladder.items() if t == mt}
+        print(f"Elo-like ladder at {mt} s/move, the levels as they are (level 1 = 0, "
+              f"summed level-to-level differences):")
         total, line = 0.0, ["L1 0"]
         for level in range(2, max(LEVELS) + 1):
             if level not in rungs or rungs[level][0] != level - 1:
@@ -314,8 +372,8 @@ def main() -> int:
         pi_ratio(args.pi_ratio)
         return 0
     if args.report:
-        print(f"engine {ENGINE}; games from {args.out}")
-        report(load(args.out), all_engines=args.all_engines)
+        print(f"engine source {ENGINE}; games from {args.out} whose players play as now")
+        report(load(args.out), args.pairings, all_engines=args.all_engines)
         return 0
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     done = defaultdict(set)
@@ -323,7 +381,7 @@ def main() -> int:
         done[settings_key(row)].add(row["game"])
     for pairing in args.pairings:
         a, _, b = pairing.partition(":")
-        key = (pairing, args.movetime, args.random_plies, args.max_plies, ENGINE)
+        key = (players_version(pairing), args.movetime, args.random_plies, args.max_plies)
         for index in range(args.games):
             if index in done[key]:
                 continue
@@ -332,8 +390,7 @@ def main() -> int:
                 fh.write(json.dumps(row) + "\n")
             print(f"{pairing} game {index}: {row['board']} A {row['a_colour']} "
                   f"score {row['score']} in {row['plies']} plies ({row['reason']})", flush=True)
-    report([r for r in load(args.out) if r["pairing"] in args.pairings],
-           movetime=args.movetime)
+    report(load(args.out), args.pairings, movetime=args.movetime)
     return 0
 
 

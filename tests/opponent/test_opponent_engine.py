@@ -214,3 +214,10 @@ def test_an_oversight_walks_into_the_recapture_but_never_into_a_lost_game():
     rules = Rules.preset("strike")
     assert slip.search(Searcher(rules), pos, movetime=None).move.token not in \
         {"f1-e1", "f1-g1"}
+
+
+def test_level_three_always_overlooks_the_reply_and_level_eight_never():
+    landing = Position.from_fpn("7x8 s5k/7/7/7/s6/7/7/G5K r 55 - 0")
+    for seed in range(3):
+        assert choose(landing, Rules(), level=3, movetime=None, seed=seed).token == "a1xa7"
+    assert choose(landing, Rules(), level=8, movetime=0.2).token != "a1xa7"

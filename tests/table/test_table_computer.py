@@ -235,7 +235,7 @@ def test_the_one_loop_carries_a_game_against_the_computer(tmp_path):
 
     store = GameStore(str(tmp_path / "games.sqlite3"))
     heard = Listener()
-    table = Table(GameSetup(size="7x8", computer="black", computer_level=4,
+    table = Table(GameSetup(size="7x8", computer="black", computer_level=8,
                             computer_movetime=0.4),
                   record=GameRecorder(store), sinks=[heard], model=TableModel())
     feed = BoardFeed(table.referee.position)
