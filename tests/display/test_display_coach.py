@@ -4,9 +4,6 @@ of a stored game, with the better move drawn beside the one played and the score
 
 The table, referee, record and search are the real ones; the board is seen through
 observations of known placements (the camera is the only thing faked)."""
-import queue
-import time
-
 import pygame
 import pytest
 
@@ -19,7 +16,7 @@ from fenix_table.opponent.coach import REASONS
 from fenix_table.record import GameRecorder, GameStore
 from fenix_table.rules import Position, apply
 from fenix_table.table import Action, GameSetup, Table
-from fenix_tools.synthetic import observe_placement
+from tests.table_loop import carry_out, show
 
 from test_display_render import CHAIN, cells_with
 
@@ -28,20 +25,8 @@ from test_display_render import CHAIN, cells_with
 LANDING = "7x8 s5k/7/7/7/s6/7/7/G5K r 55 - 0"
 
 
-def carry_out(table, until, timeout=60.0):
-    """The loop's part: carry out the table's requests until ``until()`` holds."""
-    deadline = time.monotonic() + timeout
-    while not until():
-        assert time.monotonic() < deadline, "the coach never answered"
-        try:
-            table.act(table.requests.get(timeout=0.05))
-        except queue.Empty:
-            pass
 
 
-def show(table, position, index):
-    for i in range(2):
-        table.observe(observe_placement(position.stacks(), position.size, index + i), index + i)
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 as requests, its move is announced as an event, the player makes it on the board and the
 referee takes only that move; another move with the computer's pieces is a violation the
 record keeps, and once the board is restored the move is asked again."""
-import queue
 import time
 
 import pytest
@@ -11,6 +10,7 @@ from fenix_table.record import GameRecorder, GameStore
 from fenix_table.rules import apply, legal_moves
 from fenix_table.table import Action, GameSetup, Table
 from fenix_tools.synthetic import observe_placement
+from tests.table_loop import carry_out, show
 
 
 class Listener:
@@ -30,21 +30,8 @@ class Listener:
         return next((e for e in reversed(self.events) if e.kind == kind), None)
 
 
-def carry_out(table, until, timeout=30.0):
-    """The loop's part: carry out the table's requests until ``until()`` holds."""
-    deadline = time.monotonic() + timeout
-    while not until():
-        assert time.monotonic() < deadline, "the computer never answered"
-        try:
-            table.act(table.requests.get(timeout=0.05))
-        except queue.Empty:
-            pass
 
 
-def show(table, position, index):
-    """The board, still, as the camera sees it: twice (the referee's patience)."""
-    for i in range(2):
-        table.observe(observe_placement(position.stacks(), position.size, index + i), index + i)
 
 
 @pytest.fixture
