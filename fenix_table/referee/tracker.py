@@ -434,17 +434,23 @@ def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
     scores = landing_scores(options, changes)
     if scores is None:
         return None
-    mover = "black" if options[0].position.side == "red" else "red"
-    tips = fingertips(reached, mover)
     out = []
-    for cand, score in zip(options, scores):
+    for cand, score in zip(options, _with_hand(options, scores, reached)):
         frm, landing = cand.moves[-1].path[0], cand.moves[-1].path[-1]
-        if landing in tips:
-            score += HAND_BONUS
         if frm in neighbours(cand.position.size, landing):
             score -= CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN
         out.append(score)
     return out
+
+
+def _with_hand(options: Sequence[Candidate], scores: Sequence[float],
+               reached: Sequence[str]) -> List[float]:
+    """``scores`` (per option) plus ``HAND_BONUS`` where the option's landing is a cell the
+    mover's fingertips were last seen over."""
+    mover = "black" if options[0].position.side == "red" else "red"
+    tips = fingertips(reached, mover)
+    return [score + (HAND_BONUS if cand.moves[-1].path[-1] in tips else 0.0)
+            for cand, score in zip(options, scores)]
 
 
 def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float],
@@ -457,10 +463,7 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     changed = landing_scores(options, changes) if len(options) > 1 else None
     if changed is None:
         return None
-    mover = "black" if options[0].position.side == "red" else "red"
-    tips = fingertips(reached, mover)
-    scores = [score + (HAND_BONUS if cand.moves[-1].path[-1] in tips else 0.0)
-              for cand, score in zip(options, changed)]
+    scores = _with_hand(options, changed, reached)
     order = sorted(range(len(options)), key=lambda i: -scores[i])
     best, second = scores[order[0]], scores[order[1]]
     if best < CHANGE_MIN or best < CHANGE_DOMINANCE * max(second, 1.0):
