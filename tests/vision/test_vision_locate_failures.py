@@ -59,18 +59,28 @@ def test_a_border_line_in_a_narrow_margin_still_counts_as_the_boards_margin(bord
     assert corner_error(found, truth) < cell_pixels(truth) / 3
 
 
+def busy_table_frame(index, seed):
+    """Frame ``index`` of ``bench_locate.py --table busy --seed SEED`` with its truth."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    from bench_locate import make_frames
+    for bgr, truth in make_frames(index + 1, seed=seed, table="busy"):
+        pass                             # (the frames come from one random stream: keep the last)
+    return bgr, truth
+
+
+def assert_finds_the_board(bgr, truth):
+    found = locate_board(bgr)
+    assert found.board == truth.board
+    assert corner_error(found, truth) < cell_pixels(truth) / 3
+
+
 @pytest.mark.slow
 def test_a_7x8_grid_on_wood_grain_is_not_taken_with_its_axes_swapped():
     # Frame 167 of bench_locate.py --table busy (seed 1): the grain running with the
     # files made a 8x7 grid one line too wide (and one too short) outscore the board's.
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
-    from bench_locate import make_frames
-    for bgr, truth in make_frames(168, seed=1, table="busy"):
-        pass                             # (the frames come from one random stream: keep the last)
+    bgr, truth = busy_table_frame(167, seed=1)
     assert truth.board == "7x8" and not truth.hand
-    found = locate_board(bgr)
-    assert found.board == "7x8"
-    assert corner_error(found, truth) < cell_pixels(truth) / 3
+    assert_finds_the_board(bgr, truth)
 
 
 @pytest.mark.slow
@@ -80,14 +90,9 @@ def test_a_grid_skewed_across_the_board_under_a_hand_turns_to_the_boards():
     # shadow, each line shown near one corner) passed every extent check with its
     # weakest line at half its length; the board's grid, one of its axis swaps, fits
     # the lines clearly better with a weakest line as strong, and is taken now.
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
-    from bench_locate import make_frames
-    for bgr, truth in make_frames(84, seed=3, table="busy"):
-        pass                             # (the frames come from one random stream: keep the last)
+    bgr, truth = busy_table_frame(83, seed=3)
     assert truth.board == "7x8" and truth.hand
-    found = locate_board(bgr)
-    assert found.board == "7x8"
-    assert corner_error(found, truth) < cell_pixels(truth) / 3
+    assert_finds_the_board(bgr, truth)
 
 
 def striped_cloth_frame(seed):
