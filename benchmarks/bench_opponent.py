@@ -24,7 +24,8 @@ a run skips games already there with the same settings and players (a hash of wh
 decides their play: the search's and evaluation's source, the ``Level`` class and each
 player's settings, whatever the levels were numbered then; games of other players are
 kept but neither resumed nor reported, unless ``--all-engines``), so it can be stopped
-and resumed, and a change to one level leaves the pairings without it standing. Each
+and resumed, and a change to one level leaves the pairings without it standing. Processes
+given disjoint game ranges (``--first-game``, ``--games``) may append to one ``--out``. Each
 game also records the hash of ``fenix_table/opponent``'s whole source (``engine``) and
 each side's stones at the end (what a drawn game's leader had in hand). The summary
 (printed at the end, or alone with ``--report``, of ``--pairings``: by default the
@@ -357,6 +358,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairings", nargs="+", default=DEFAULT_PAIRINGS, metavar="A:B")
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
+    parser.add_argument("--first-game", type=int, default=0, metavar="N",
+                        help="play games N.. only (to share a pairing between processes "
+                             "that append to one --out)")
     parser.add_argument("--movetime", type=float, default=DEFAULT_MOVETIME)
     parser.add_argument("--random-plies", type=int, default=4,
                         help="random setup plies that open each pair of games")
@@ -382,7 +386,7 @@ def main() -> int:
     for pairing in args.pairings:
         a, _, b = pairing.partition(":")
         key = (players_version(pairing), args.movetime, args.random_plies, args.max_plies)
-        for index in range(args.games):
+        for index in range(args.first_game, args.games):
             if index in done[key]:
                 continue
             row = play_game(a, b, index, args)
