@@ -135,6 +135,17 @@ def test_a_neighbour_that_changed_too_leaves_the_ply_to_the_players():
     assert ref.moves == ["a1-c2"]
 
 
+def test_a_neighbour_reached_by_the_new_top_disc_does_not_hold_the_ply_open():
+    # The new top disc and its shadow reach into the neighbour's cell: on the generator's
+    # dark face the neighbour changes by a third to a half of the landing. Less than
+    # half is no rival.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    strong = CHANGE_MIN + 20
+    ref.observe(seen(after, 1, {"c2": strong, "c3": 0.45 * strong}))
+    assert ref.moves == ["a1-c2"]
+
+
 def test_the_movers_fingertips_help_a_change_stand_out_but_never_make_one():
     ref, start = started()
     after = apply(start, "a1-c2")
