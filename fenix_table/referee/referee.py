@@ -509,18 +509,9 @@ class Referee:
     def _history_evidence(self, cand: Candidate, memo: Dict[Tuple[str, ...], Position]) -> float:
         """The camera's evidence for a history of plies from the position: the sum of
         what was remembered for each of its stacking plies (:meth:`_remember_evidence`).
-        ``memo`` keeps the positions after shared first plies (histories share them)."""
-        total = 0.0
-        position = self.position
-        for n, move in enumerate(cand.moves):
-            if move.stacking:
-                total += self._evidence.get((position.fpn(), move.token), 0.0)
-            if n + 1 < len(cand.moves):
-                key = cand.tokens[:n + 1]
-                if key not in memo:
-                    memo[key] = play(position, move)
-                position = memo[key]
-        return total
+        ``memo`` keeps the positions after shared first plies (see :meth:`_position_after`)."""
+        return sum(self._evidence.get((self._position_after(cand.moves, n, memo).fpn(), move.token), 0.0)
+                   for n, move in enumerate(cand.moves) if move.stacking)
 
     def _heights_hid_history(self, found: Sequence[Candidate], decision: Decision,
                              reading: BoardReading) -> Decision:
@@ -532,7 +523,7 @@ class Referee:
             [decision.candidate] if decision.candidate is not None else []
         if not self._evidence or len(kept) >= len(found):
             return decision
-        memo: Dict[Tuple[str, ...], Position] = {}
+        memo: Dict[Tuple[str, ...], Position] = {(): self.position}
         best_kept = max((self._history_evidence(c, memo) for c in kept), default=0.0)
         widened = decide(found, reading, heights="ignore")
         if widened.kind != "ambiguous" or len(widened.options) <= len(kept):
@@ -551,8 +542,9 @@ class Referee:
         only the latest's ranks options with the same earlier plies (:func:`narrowed`);
         an earlier one (two plies between still boards, or a first ply that had no still
         board of its own) keeps what an earlier board said of it, if anything."""
-        mover_of = {"red": "black", "black": "red"}
         before: Dict[Tuple[str, ...], Position] = {(): self.position}
+        fpns: Dict[int, str] = {}
+        tips = {side: fingertips(self._reached, side) for side in ("red", "black")}
         for index, cand in enumerate(options):
             start = new_from[index] if new_from is not None else 0
             for n in range(start, len(cand.moves)):
@@ -561,16 +553,17 @@ class Referee:
                     continue
                 position = self._position_after(cand.moves, n, before)
                 last = n == len(cand.moves) - 1
-                tips = fingertips(self._reached, mover_of[cand.position.side]) \
-                    if last and not cand.pending else ()
-                score = ply_evidence(move, position.size, self._changes, tips)
+                score = ply_evidence(move, position.size, self._changes,
+                                     tips[position.side] if last and not cand.pending else ())
                 if score is None:
                     continue
-                key = (position.fpn(), move.token)
+                fpn = fpns.get(id(position))
+                if fpn is None:
+                    fpn = fpns[id(position)] = position.fpn()
                 if last:
-                    self._evidence[key] = score
+                    self._evidence[(fpn, move.token)] = score
                 else:
-                    self._evidence.setdefault(key, score)
+                    self._evidence.setdefault((fpn, move.token), score)
 
     @staticmethod
     def _position_after(moves: Sequence, n: int, memo: Dict[Tuple[str, ...], Position]
