@@ -33,9 +33,10 @@ from ..rules.messages import render
 from ..rules.movegen import play
 from ..rules.replay import Replay
 from . import events as ev
-from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
-                      common_plies, decide, every_ply_shows, evidence_gaps, fingertips,
-                      landing_evidence, narrowed, ply_evidence, read_board, search)
+from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate,
+                      Candidates, Decision, common_plies, decide, every_ply_shows,
+                      evidence_gaps, fingertips, landing_evidence, narrowed, ply_evidence,
+                      read_board, search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -422,7 +423,8 @@ class Referee:
         others = [score for cell, score in self._changes.items()
                   if cell != landing and reading.colors.get(cell) == colour]
         return bool(others) and \
-            max(others) > max(self._changes.get(landing, 0.0), CHANGE_NOISE) * _HEIGHT_AGAINST_CHANGE
+            max(others) > max(self._changes.get(landing, 0.0), CHANGE_NOISE) * \
+            _HEIGHT_AGAINST_CHANGE
 
     def _heights_hid_landing(self, options: Sequence[Candidate], reading: BoardReading) -> bool:
         """Whether single stacking plies (``options``, from the position) leave out a stack
@@ -510,8 +512,9 @@ class Referee:
         """The camera's evidence for a history of plies from the position: the sum of
         what was remembered for each of its stacking plies (:meth:`_remember_evidence`).
         ``memo`` keeps the positions after shared first plies (see :meth:`_position_after`)."""
-        return sum(self._evidence.get((self._position_after(cand.moves, n, memo).fpn(), move.token), 0.0)
-                   for n, move in enumerate(cand.moves) if move.stacking)
+        return sum(self._evidence.get(
+            (self._position_after(cand.moves, n, memo).fpn(), move.token), 0.0)
+            for n, move in enumerate(cand.moves) if move.stacking)
 
     def _heights_hid_history(self, found: Sequence[Candidate], decision: Decision,
                              reading: BoardReading) -> Decision:

@@ -320,7 +320,8 @@ def test_a_ply_the_camera_said_nothing_about_stays_open_until_the_recording_ends
     plies = ["g8-e7", "b1-c2", "f8-e7", "c1-d1", "g7-f6"]
     for frame, token in enumerate(plies, start=2):
         board = apply(board, token)
-        committed += [e for e in ref.observe(seen(board, frame, {token[-2:]: CHANGE_NEXT_TO_EMPTIED + 5}))
+        clear = {token[-2:]: CHANGE_NEXT_TO_EMPTIED + 5}
+        committed += [e for e in ref.observe(seen(board, frame, clear))
                       if e.kind == "move_committed"]
     assert committed == [] and ref.moves == []
     committed = [e for e in ref.settle() if e.kind == "move_committed"]
@@ -329,4 +330,5 @@ def test_a_ply_the_camera_said_nothing_about_stays_open_until_the_recording_ends
     assert first.uncertain and not any(e.uncertain for e in committed[1:])
     # b1 and c1 moved on as soldiers: the stone did not land on them.
     assert sorted((first.move,) + first.alternatives) == sorted(
-        m.token for m in legal_moves(start) if m.path[0] == "a1" and m.token not in ("a1-b1", "a1-c1"))
+        m.token for m in legal_moves(start)
+        if m.path[0] == "a1" and m.token not in ("a1-b1", "a1-c1"))
