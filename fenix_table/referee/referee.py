@@ -33,9 +33,10 @@ from ..rules.messages import render
 from ..rules.movegen import play
 from ..rules.replay import Replay
 from . import events as ev
-from .tracker import (CHANGE_MIN, HAND_BONUS, BoardReading, Candidate, Candidates, Decision,
-                      common_plies, decide, every_ply_shows, evidence_gaps,
-                      landing_evidence, narrowed, read_board, search)
+from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate,
+                      Candidates, Decision, common_plies, decide, every_ply_shows,
+                      evidence_gaps, fingertips, landing_evidence, narrowed, ply_evidence,
+                      read_board, search)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -46,7 +47,8 @@ _MAX_VIOLATION_CELLS = 4
 #: again on every reading); beyond it the players must say what happened.
 _MAX_OPEN = 32
 #: The most plies an undecided explanation may hold before its first ply is committed
-#: as the likeliest (uncertain) one, so a recording is followed to its end.
+#: as the likeliest (uncertain) one, so a recording is followed to its end; a first ply
+#: the camera gave no evidence for stays open beyond it while the beam holds it.
 _MAX_OPEN_PLIES = 4
 #: The most alternatives of earlier uncertain plies tried against one board that fits
 #: nothing (each replays the game since and searches once).
@@ -421,7 +423,8 @@ class Referee:
         others = [score for cell, score in self._changes.items()
                   if cell != landing and reading.colors.get(cell) == colour]
         return bool(others) and \
-            max(others) > max(self._changes.get(landing, 0.0), 1.0) * _HEIGHT_AGAINST_CHANGE
+            max(others) > max(self._changes.get(landing, 0.0), CHANGE_NOISE) * \
+            _HEIGHT_AGAINST_CHANGE
 
     def _heights_hid_landing(self, options: Sequence[Candidate], reading: BoardReading) -> bool:
         """Whether single stacking plies (``options``, from the position) leave out a stack
@@ -464,6 +467,7 @@ class Referee:
         elimination is the evidence), as does a height read at last; None when none
         of them leads to this board."""
         found = Candidates()
+        new_from: List[int] = []    # per history, its first ply made since the last board
         # The search budget is shared among the explanations: many open ones are searched
         # shallowly rather than the loop stalling (a search that gives up decides nothing).
         budget = max(_CARRY_BUDGET // len(self._open), 100)
@@ -480,10 +484,11 @@ class Referee:
                 moves = option.moves + cand.moves
                 found.append(Candidate(moves, cand.position, cand.placement, cand.pending,
                                        cand.mismatches))
+                new_from.append(len(option.moves))
         if not found:
             return None
-        # The change this board shows is evidence for the latest ply of each history.
-        self._remember_evidence(found)
+        # The change this board shows is evidence for the plies made since the last one.
+        self._remember_evidence(found, new_from)
         decision = decide(found, reading)
         if decision.kind != "unchanged":
             decision = self._heights_hid_history(found, decision, reading)
@@ -506,18 +511,10 @@ class Referee:
     def _history_evidence(self, cand: Candidate, memo: Dict[Tuple[str, ...], Position]) -> float:
         """The camera's evidence for a history of plies from the position: the sum of
         what was remembered for each of its stacking plies (:meth:`_remember_evidence`).
-        ``memo`` keeps the positions after shared first plies (histories share them)."""
-        total = 0.0
-        position = self.position
-        for n, move in enumerate(cand.moves):
-            if move.stacking:
-                total += self._evidence.get((position.fpn(), move.token), 0.0)
-            if n + 1 < len(cand.moves):
-                key = cand.tokens[:n + 1]
-                if key not in memo:
-                    memo[key] = play(position, move)
-                position = memo[key]
-        return total
+        ``memo`` keeps the positions after shared first plies (see :meth:`_position_after`)."""
+        return sum(self._evidence.get(
+            (self._position_after(cand.moves, n, memo).fpn(), move.token), 0.0)
+            for n, move in enumerate(cand.moves) if move.stacking)
 
     def _heights_hid_history(self, found: Sequence[Candidate], decision: Decision,
                              reading: BoardReading) -> Decision:
@@ -529,7 +526,7 @@ class Referee:
             [decision.candidate] if decision.candidate is not None else []
         if not self._evidence or len(kept) >= len(found):
             return decision
-        memo: Dict[Tuple[str, ...], Position] = {}
+        memo: Dict[Tuple[str, ...], Position] = {(): self.position}
         best_kept = max((self._history_evidence(c, memo) for c in kept), default=0.0)
         widened = decide(found, reading, heights="ignore")
         if widened.kind != "ambiguous" or len(widened.options) <= len(kept):
@@ -539,24 +536,52 @@ class Referee:
             return decision
         return Decision("ambiguous", options=widened.options, complete=widened.complete)
 
-    def _remember_evidence(self, options: Sequence[Candidate]) -> None:
-        """Keep the camera's evidence for the last ply of each option (a stacking ply's
-        landing stack change), by the position before it and its token: once play has
-        gone on, the board it was measured on is gone."""
-        from ..rules import play
+    def _remember_evidence(self, options: Sequence[Candidate],
+                           new_from: Optional[Sequence[int]] = None) -> None:
+        """Keep the camera's evidence for each option's stacking plies made since the last
+        still board (from ``new_from[i]`` on in option ``i``; default all), by the position
+        before the ply and its token: once play has gone on, the board it was measured on
+        is gone. The latest ply's is taken as this board shows it (with the hand), and
+        only the latest's ranks options with the same earlier plies (:func:`narrowed`);
+        an earlier one (two plies between still boards, or a first ply that had no still
+        board of its own) keeps what an earlier board said of it, if anything."""
+        before: Dict[Tuple[str, ...], Position] = {(): self.position}
+        fpns: Dict[int, str] = {}
+        tips = {side: fingertips(self._reached, side) for side in ("red", "black")}
+        for index, cand in enumerate(options):
+            start = new_from[index] if new_from is not None else 0
+            for n in range(start, len(cand.moves)):
+                move = cand.moves[n]
+                if not move.stacking:
+                    continue
+                position = self._position_after(cand.moves, n, before)
+                last = n == len(cand.moves) - 1
+                score = ply_evidence(move, position.size, self._changes,
+                                     tips[position.side] if last and not cand.pending else ())
+                if score is None:
+                    continue
+                fpn = fpns.get(id(position))
+                if fpn is None:
+                    fpn = fpns[id(position)] = position.fpn()
+                if last:
+                    self._evidence[(fpn, move.token)] = score
+                else:
+                    self._evidence.setdefault((fpn, move.token), score)
 
-        groups: Dict[Tuple[str, ...], List[Candidate]] = {}
-        for cand in options:
-            groups.setdefault(cand.tokens[:-1], []).append(cand)
-        for group in groups.values():
-            scores = landing_evidence(group, self._changes, self._reached)
-            if scores is None:
-                continue
-            before = self.position
-            for move in group[0].moves[:-1]:
-                before = play(before, move)
-            for cand, score in zip(group, scores):
-                self._evidence[(before.fpn(), cand.tokens[-1])] = score
+    @staticmethod
+    def _position_after(moves: Sequence, n: int, memo: Dict[Tuple[str, ...], Position]
+                        ) -> Position:
+        """The position before ``moves[n]`` (``memo`` maps token prefixes to positions
+        and holds the root under ``()``; histories share their first plies)."""
+        tokens = tuple(m.token for m in moves[:n])
+        k = len(tokens)
+        while tokens[:k] not in memo:
+            k -= 1
+        position = memo[tokens[:k]]
+        for i in range(k, n):
+            position = play(position, moves[i])
+            memo[tokens[:i + 1]] = position
+        return position
 
     def _settle(self, options: List[Candidate], frame, force: bool = False,
                 plies: Optional[int] = None) -> Tuple[List[ev.Event], List[Candidate]]:
@@ -570,14 +595,18 @@ class Referee:
             common = common_plies(options)
             alternatives: Tuple[str, ...] = ()
             if common == 0:
+                fpn = self.position.fpn()
+                firsts = {o.tokens[0] for o in options}
+                # A first ply the camera said nothing about (no stack changed beyond
+                # noise, no hand seen) is not guessed while the beam holds it: only later
+                # play can tell, however long that takes.
+                spoken = max(self._evidence.get((fpn, t), 0.0) for t in firsts) > CHANGE_NOISE
                 beyond = len(options) > _MAX_OPEN or \
-                    max(len(o.moves) for o in options) > _MAX_OPEN_PLIES
+                    spoken and max(len(o.moves) for o in options) > _MAX_OPEN_PLIES
                 if not (force or (beyond and not self.asking)) or \
                         len(options) == 1 and not force:
                     break
-                fpn = self.position.fpn()
-                firsts = sorted({o.tokens[0] for o in options},
-                                key=lambda t: (-self._evidence.get((fpn, t), 0.0), t))
+                firsts = sorted(firsts, key=lambda t: (-self._evidence.get((fpn, t), 0.0), t))
                 chosen, alternatives = firsts[0], tuple(firsts[1:])
                 options = [o for o in options if o.tokens[0] == chosen]
                 common = 1

@@ -356,23 +356,24 @@ def decide(candidates: List[Candidate], reading: BoardReading,
 
 #: A stacking ply is taken on the camera's evidence of which stack changed
 #: (:mod:`fenix_table.vision.evidence`) when its landing stack scores at least
-#: ``CHANGE_MIN`` and at least ``CHANGE_DOMINANCE`` times every other candidate's (a score
-#: below 1 counts as 1: an untouched stack's noise), and no candidate next to it changed
-#: too (at least ``CHANGE_NEIGHBOUR_FLOOR`` and a ``CHANGE_NEIGHBOUR_SHARE`` of its
-#: score): a stack that grew casts a longer shadow, and that shadow may fall on its
-#: neighbour's top, which then changes as much as the stack itself. The change itself
-#: must reach ``CHANGE_MIN``: the hand (``HAND_BONUS``) only helps it stand out.
-#: Measured offline with this rule (the evidence the pipeline computes, on the
-#: generator's tuning games 0-6, seed 1, 79 stacking plies): 65 taken, none wrong, where
-#: the evidence from inside the stone alone took 34 of the first 56 with the share for
-#: a neighbour that would stand taller lowered to 0.1 (three certain wrong commits at
-#: 0.3). With the rim's sectors in the evidence a shadow falling on one side of a
-#: neighbour no longer makes it score, and the three plies those wrong commits came
-#: from (generator games 26 and 38, independent renderer 28, inspected before) are
-#: taken right or left open at 0.3 for every neighbour.
+#: ``CHANGE_MIN`` and at least ``CHANGE_DOMINANCE`` times every other candidate's (a
+#: score below ``CHANGE_NOISE`` counts as that: an untouched stack's noise), and no
+#: candidate next to it changed too (at least ``CHANGE_NEIGHBOUR_FLOOR`` and a
+#: ``CHANGE_NEIGHBOUR_SHARE`` of its score): a stack that grew casts a longer shadow, and
+#: that shadow may fall on its neighbour's top, which then changes as much as the stack
+#: itself. The change itself must reach ``CHANGE_MIN``: the hand (``HAND_BONUS``) only
+#: helps it stand out. With the rim's sectors in the evidence a shadow falling on one
+#: side of a neighbour no longer makes it score; the neighbour the new top disc and its
+#: shadow reach changes by a third to a half of the landing (black stacks on the dark
+#: face most). Measured offline with this rule on the generator's tuning games (0-9 and
+#: 20-39, seed 1, 265 stacking plies, the referee's stable frames): a share of 0.3 took
+#: 236, 0.5 takes 244, none wrong either way; the three plies that once made wrong
+#: commits (generator games 26 and 38, independent renderer 28, inspected before) stay
+#: right or open.
 CHANGE_MIN = 7.0
+CHANGE_NOISE = 1.0
 CHANGE_DOMINANCE = 2.0
-CHANGE_NEIGHBOUR_SHARE = 0.3
+CHANGE_NEIGHBOUR_SHARE = 0.5
 CHANGE_NEIGHBOUR_FLOOR = 2.0
 #: Added to the change score of a stack where the mover's fingertips were last seen
 #: before the board became still (the covered cells farthest from the mover's edge of
@@ -398,31 +399,48 @@ def fingertips(reached: Sequence[str], side: str) -> set:
     return {c for c in reached if depth(c) == deepest}
 
 
+def _ending_in_stacking(options: Sequence[Candidate]) -> bool:
+    """Whether every option ends in a stacking ply (landed, nothing pending) after the
+    same earlier plies: the evidence of one board ranks only such a set."""
+    if not options:
+        return False
+    first = options[0].tokens[:-1]
+    return all(cand.moves and cand.moves[-1].stacking and not cand.pending and
+               cand.tokens[:-1] == first for cand in options)
+
+
 def landing_scores(options: Sequence[Candidate], changes: Mapping[str, float]
                    ) -> Optional[List[float]]:
     """Per option, the change score of the stack its last ply landed on; None unless
     every option ends in a stacking ply after the same earlier plies and the camera
     measured every landing cell (the evidence is of the latest change only)."""
-    if not changes or not options:
+    if not changes or not _ending_in_stacking(options):
         return None
-    first = options[0].tokens[:-1]
-    scores = []
-    for cand in options:
-        if not cand.moves or not cand.moves[-1].stacking or cand.pending or \
-                cand.tokens[:-1] != first:
-            return None
-        score = changes.get(cand.moves[-1].path[-1])
-        if score is None:
-            return None
-        scores.append(score)
-    return scores
+    scores = [changes.get(cand.moves[-1].path[-1]) for cand in options]
+    return None if any(score is None for score in scores) else scores
 
 
 def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
                      reached: Sequence[str] = ()) -> Optional[List[float]]:
     """Per option (as :func:`landing_scores`), how much the camera speaks for its last
-    ply, to rank explanations it cannot tell apart: the landing stack's change, plus
-    ``HAND_BONUS`` where the mover's fingertips were last seen, less the share of the
+    ply, to rank explanations it cannot tell apart (:func:`ply_evidence`). With no
+    change measured (no earlier still board to compare with) the hand alone ranks them,
+    when it was seen; else None."""
+    if changes:
+        usable = landing_scores(options, changes) is not None
+    else:
+        usable = bool(reached) and _ending_in_stacking(options)
+    if not usable:
+        return None
+    mover = "black" if options[0].position.side == "red" else "red"
+    tips = fingertips(reached, mover)
+    return [ply_evidence(cand.moves[-1], cand.position.size, changes, tips) for cand in options]
+
+
+def ply_evidence(move, size: str, changes: Mapping[str, float], tips=()) -> Optional[float]:
+    """How much the camera speaks for stacking ply ``move`` (None: nothing measured): the
+    landing stack's change, plus ``HAND_BONUS`` where the mover's fingertips were last
+    seen (``tips``; with no change measured, the hand alone), less the share of the
     lifted stone's shadow for a stack next to the emptied cell (what
     :data:`CHANGE_NEXT_TO_EMPTIED` asks beyond :data:`CHANGE_MIN`): with nobody to ask
     the likeliest ply recorded was often the emptied cell's neighbour. The share is what
@@ -431,26 +449,20 @@ def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
     f7-d6: g7 changed 13.8, d6 9.4)."""
     from ..board import neighbours
 
-    scores = landing_scores(options, changes)
-    if scores is None:
+    if not move.stacking:
         return None
-    out = []
-    for cand, score in zip(options, _with_hand(options, scores, reached)):
-        frm, landing = cand.moves[-1].path[0], cand.moves[-1].path[-1]
-        if frm in neighbours(cand.position.size, landing):
-            score -= CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN
-        out.append(score)
-    return out
+    frm, landing = move.path[0], move.path[-1]
+    score = changes.get(landing)
+    if score is None and (changes or not tips):
+        return None
+    if score is not None and frm in neighbours(size, landing):
+        score -= CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN
+    return (score or 0.0) + _hand_bonus(landing, tips)
 
 
-def _with_hand(options: Sequence[Candidate], scores: Sequence[float],
-               reached: Sequence[str]) -> List[float]:
-    """``scores`` (per option) plus ``HAND_BONUS`` where the option's landing is a cell the
-    mover's fingertips were last seen over."""
-    mover = "black" if options[0].position.side == "red" else "red"
-    tips = fingertips(reached, mover)
-    return [score + (HAND_BONUS if cand.moves[-1].path[-1] in tips else 0.0)
-            for cand, score in zip(options, scores)]
+def _hand_bonus(landing: str, tips) -> float:
+    """``HAND_BONUS`` for a landing where the mover's fingertips (``tips``) were last seen."""
+    return HAND_BONUS if landing in tips else 0.0
 
 
 def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float],
@@ -463,10 +475,13 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     changed = landing_scores(options, changes) if len(options) > 1 else None
     if changed is None:
         return None
-    scores = _with_hand(options, changed, reached)
+    mover = "black" if options[0].position.side == "red" else "red"
+    tips = fingertips(reached, mover)
+    scores = [score + _hand_bonus(cand.moves[-1].path[-1], tips)
+              for cand, score in zip(options, changed)]
     order = sorted(range(len(options)), key=lambda i: -scores[i])
     best, second = scores[order[0]], scores[order[1]]
-    if best < CHANGE_MIN or best < CHANGE_DOMINANCE * max(second, 1.0):
+    if best < CHANGE_MIN or best < CHANGE_DOMINANCE * max(second, CHANGE_NOISE):
         return None
     chosen = options[order[0]]
     own = changed[order[0]]        # the hand only helps a change stand out, never makes one

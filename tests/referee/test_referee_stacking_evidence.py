@@ -5,7 +5,7 @@ import dataclasses
 from fenix_table.referee import Referee
 from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEIGHBOUR_SHARE,
                                          CHANGE_NEXT_TO_EMPTIED, HAND_BONUS)
-from fenix_table.rules import Position, apply
+from fenix_table.rules import Position, apply, legal_moves
 from fenix_tools.synthetic import observe_placement
 
 
@@ -132,6 +132,17 @@ def test_a_neighbour_that_changed_too_leaves_the_ply_to_the_players():
     # The same change far from any other changed stack decides.
     ref, start = started()
     events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 20, "f1": 3.0}))
+    assert ref.moves == ["a1-c2"]
+
+
+def test_a_neighbour_reached_by_the_new_top_disc_does_not_hold_the_ply_open():
+    # The new top disc and its shadow reach into the neighbour's cell: on the generator's
+    # dark face the neighbour changes by a third to a half of the landing. Less than
+    # half is no rival.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    strong = CHANGE_MIN + 20
+    ref.observe(seen(after, 1, {"c2": strong, "c3": 0.45 * strong}))
     assert ref.moves == ["a1-c2"]
 
 
@@ -263,3 +274,61 @@ def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
     assert committed[0].uncertain and "a1-b2" in committed[0].alternatives
     # A height read right agrees with the change: the same record.
     assert [e.move for e in played({"c2": ("red", 2)})] == ["a1-c2", "g8-e7"]
+
+
+def tracking(board="7x8"):
+    ref = Referee(board=board, asking=False)
+    ref.begin()
+    start = Position.start(board)
+    ref.observe(observe_placement(start.stacks(), board, 0))
+    return ref, start
+
+
+def test_two_plies_between_still_boards_each_keep_the_change_of_their_own_stack():
+    # Red's and Black's setup plies were made with no still board between them: the
+    # next still board shows both stacks changed. Black's clear change decides its ply;
+    # Red's is the likeliest by its own stack's change, not the first by token order.
+    ref, start = tracking()
+    board = apply(apply(start, "a1-d2"), "g8-e7")
+    ref.observe(seen(board, 1, {"d2": CHANGE_MIN + 4, "e7": CHANGE_NEXT_TO_EMPTIED + 5}))
+    committed = [e for e in ref.settle() if e.kind == "move_committed"]
+    assert [(e.move, e.uncertain) for e in committed] == [("a1-d2", True), ("g8-e7", False)]
+    assert ref.position == board
+
+
+def test_with_no_change_measured_the_hand_ranks_the_landings():
+    # No earlier still board to compare with (the camera started late): the stacks'
+    # changes are unknown, but Red's fingertips were last seen over c3.
+    ref = Referee(board="7x8", asking=False)
+    ref.begin()
+    board = apply(Position.start("7x8"), "a1-c3")
+    obs = observe_placement(board.stacks(), "7x8", 1, heights=False)
+    ref.observe(dataclasses.replace(obs, reached=("b1", "c1", "b2", "c2", "c3")))
+    committed = [e for e in ref.settle() if e.kind == "move_committed"]
+    assert [(e.move, e.uncertain) for e in committed] == [("a1-c3", True)]
+    assert "a1-b1" in committed[0].alternatives
+
+
+def test_a_ply_the_camera_said_nothing_about_stays_open_until_the_recording_ends():
+    # Red's first stone left no trace the camera could measure and no hand was seen:
+    # nothing speaks for any landing, so no landing is guessed while play goes on (the
+    # later plies, each seen clearly, wait with it), and the one recorded at the end is
+    # marked uncertain with every alternative.
+    ref, start = tracking()
+    board = apply(start, "a1-c2")
+    committed = [e for e in ref.observe(seen(board, 1, {})) if e.kind == "move_committed"]
+    plies = ["g8-e7", "b1-c2", "f8-e7", "c1-d1", "g7-f6"]
+    for frame, token in enumerate(plies, start=2):
+        board = apply(board, token)
+        clear = {token[-2:]: CHANGE_NEXT_TO_EMPTIED + 5}
+        committed += [e for e in ref.observe(seen(board, frame, clear))
+                      if e.kind == "move_committed"]
+    assert committed == [] and ref.moves == []
+    committed = [e for e in ref.settle() if e.kind == "move_committed"]
+    assert [e.move for e in committed][1:] == plies
+    first = committed[0]
+    assert first.uncertain and not any(e.uncertain for e in committed[1:])
+    # b1 and c1 moved on as soldiers: the stone did not land on them.
+    assert sorted((first.move,) + first.alternatives) == sorted(
+        m.token for m in legal_moves(start)
+        if m.path[0] == "a1" and m.token not in ("a1-b1", "a1-c1"))
