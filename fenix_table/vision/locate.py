@@ -7,7 +7,9 @@ all wider than the kernel. Then, per polarity:
 
 1. Hough lines on that image fall into two families (the grid's two directions; with
    perspective each family fans out a little towards its vanishing point). A table's
-   pattern can add a third direction: the two best pairs of directions are kept.
+   pattern can add a third direction: the two best pairs of directions are kept. When
+   no grid is found, the search runs once more without short ridge pieces: a fine check
+   turned to the board leaves rows of them along both of the board's directions.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
@@ -54,6 +56,8 @@ class LocateConfig:
     work_size: int = 640             # longer image side at which the board is searched
     kernel: int = 9                  # top-hat size at work_size: wider than lines, narrower than stones
     max_lines: int = 120             # Hough lines kept per polarity
+    fine_pattern_run: float = 0.03   # when nothing is found: ridge pieces shorter than this share of
+                                     # the shorter side are left out (a fine check's pieces)
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
@@ -253,10 +257,18 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
 
 
-def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2) -> np.ndarray:
-    """Hough lines (rho, theta, votes) of a line image, strongest first, de-duplicated."""
+def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
+           min_run: float = 0.0) -> np.ndarray:
+    """Hough lines (rho, theta, votes) of a line image, strongest first, de-duplicated.
+    ``min_run``: ridge pieces shorter than this share of the image's shorter side are
+    left out (see :func:`_line_families`)."""
     h, w = lines.shape
     binary = _ridges(lines, percentile, floor)
+    if min_run > 0:
+        _, label, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+        long_enough = (stats[:, cv2.CC_STAT_AREA] >= min_run * min(h, w)).astype(np.uint8) * 255
+        long_enough[0] = 0
+        binary = long_enough[label]
     found = cv2.HoughLinesWithAccumulator(binary, 1, math.pi / 360, max(20, int(min(h, w) * 0.08)))
     if found is None:
         return np.zeros((0, 3))
@@ -451,14 +463,19 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
 
 
-def _line_families(lines: np.ndarray, config: LocateConfig):
+def _line_families(lines: np.ndarray, config: LocateConfig, min_run: float = 0.0):
     """The line image's pairs of line families (:func:`_families`) and the centre of
-    its strongest lines, which the lines' positions are measured from."""
-    families = _families(_hough(lines, config), config)
+    its strongest lines, which the lines' positions are measured from.
+
+    ``min_run`` > 0 leaves out short ridge pieces (see :func:`_hough`): a fine check or
+    weave leaves rows of them along its diagonals, and where those run with the board's
+    lines they crowd both families of the board's directions; the board's own lines,
+    joined at the crossings, are long."""
+    families = _families(_hough(lines, config, min_run=min_run), config)
     if not families:
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
-        families = _families(_hough(lines, config, 85, 0.05), config)
+        families = _families(_hough(lines, config, 85, 0.05, min_run), config)
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     return families, centre
@@ -507,7 +524,7 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig, found=None)
             for (p, l, n, hint), (q, m, other, ranked), swap in (
                     ((pa, la, na, hint_b), (pb, lb, nb, pairs_b), False),
                     ((pb, lb, nb, hint_a), (pa, la, na, pairs_a), True)):
-                if len(p) <= 2 * (n + 1) or not ranked or hint is None:
+                if len(p) <= n + 4 or not ranked or hint is None:
                     continue
                 if dil is None:
                     dil = _dilate(lines)
@@ -1156,7 +1173,7 @@ def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
 
 
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
-            config: LocateConfig, memo: Optional[Dict] = None):
+            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0):
     """Best (score, face, homography, cells along family a, along family b) in a work
     image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
     are not taken: their margin, and often a whole line, cannot be checked; nor are grids
@@ -1164,7 +1181,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
 
     ``memo``: what one search of this image leaves for the next (with another
     ``config``): its line families, colours, and the grids it refused, which the next
-    one passes over."""
+    one passes over. ``min_run``: see :func:`_line_families`."""
     h, w = gray.shape
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
@@ -1194,9 +1211,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     for face in faces:
         lines = line_image(gray, light_lines(face), kernel)
         dil = _dilate(lines)
-        if ("families", face, h, kernel) not in memo:
-            memo[("families", face, h, kernel)] = _line_families(lines, config)
-        found = memo[("families", face, h, kernel)]
+        key = ("families", face, h, kernel, min_run)
+        if key not in memo:
+            memo[key] = _line_families(lines, config, min_run)
+        found = memo[key]
         # Ranked coarsely first (a third of the samples), then the best few in full.
         def ranked(candidates, per_cell):
             """(score, homography, na, nb), best first (in the order given on a tie)."""
@@ -1390,6 +1408,9 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     gray, scale = _work_gray(frame_bgr, config.work_size)
     memo: Dict = {}
     best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo)
+    if best is None:
+        # A fine check or weave along the board's directions crowds both families of lines.
+        best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, config.fine_pattern_run)
     if best is None:
         # Lines of a patterned table just beyond the board can push the board's own outer
         # lines down the 1-D ranking: look further down it before anything else.
