@@ -1373,7 +1373,13 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
     twice the size the true grid fits far better than its neighbours. So search there too,
     and keep whichever grid fits best there: the new find, or the first one refined on
     the larger image. ``first``: the work image's scale. Returns (best, gray, scale) for
-    the image the grid was kept in."""
+    the image the grid was kept in.
+
+    At twice the size a grid a cell over can fit better than the board's own, too: a
+    title's letters in a wide margin, or the board's edge beyond them, pass for its
+    outer line. But that line shows along less of its length than any of the board's;
+    so a find elsewhere replaces the first grid only when its weakest line is as strong
+    as the first one's (:func:`extent_measures`)."""
     score, face, Hm, na, nb = best
     gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
     found = _search(frame_bgr, gray, scale, faces, config.kernel, config)
@@ -1382,7 +1388,19 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
     Hm = np.diag([scale / first, scale / first, 1.0]) @ Hm
     refined = _refine(lines, Hm, na, nb)
     score, Hm = max((_score(dil, Hm, na, nb), Hm), (_score(dil, refined, na, nb), refined), key=lambda t: t[0])
-    if found is not None and found[0] > score:
+    if found is None or found[0] <= score:
+        return (score, face, Hm, na, nb), gray, scale
+    corners = _project(Hm, np.array([[0, 0], [na, 0], [na, nb], [0, nb]], float))
+    other = _project(found[2], np.array([[0, 0], [found[3], 0], [found[3], found[4]], [0, found[4]]], float))
+    cell = np.linalg.norm(corners[1] - corners[0]) / na
+    apart = np.sqrt(((corners[:, None] - other[None]) ** 2).sum(axis=-1)).min(axis=1).max()
+    if found[1] == face and apart < 0.3 * cell:
+        return found, gray, scale                    # the same grid, placed better
+    small = cv2.resize(frame_bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
+    lab = _lab(small)
+    dil_found = dil if found[1] == face else _dilate(line_image(gray, light_lines(found[1]), config.kernel))
+    weakest = extent_measures(lab, dil_found, found[2], found[3], found[4])["line"]
+    if weakest >= extent_measures(lab, dil, Hm, na, nb)["line"]:
         return found, gray, scale
     return (score, face, Hm, na, nb), gray, scale
 
