@@ -372,7 +372,8 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
     ``cells + 1``; ranked by how well the lines between them fit even spacing (stray lines
     inside and lines where the margin should be count against). Normally at most two
     lines may be missing; when stones hide most of a family, any span is tried and the
-    other family's spacing (``spacing_hint``) tells which is likely."""
+    other family's spacing (``spacing_hint``) tells which is likely. ``pos``: the
+    lines' positions across the family, in increasing order."""
     n = len(pos)
     if n < 2:
         return []
@@ -388,13 +389,15 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
         for o in range(0, cells - m + 1):
             k = np.arange(-o - 1, cells - o + 2)                     # indices relative to line i
             pred = pos[i_][:, None] + k[None, :] * s_[:, None]       # pairs x (cells + 3)
-            d = np.abs(pos[None, None, :] - pred[:, :, None]) / s_[:, None, None]
-            best = d.min(axis=2)
+            # The nearest line to each predicted one is a neighbour of it in ``pos``.
+            at = np.searchsorted(pos, pred)
+            nearest = np.minimum(np.abs(pos[np.maximum(at - 1, 0)] - pred), np.abs(pos[np.minimum(at, n - 1)] - pred))
+            best = nearest / s_[:, None]
             hit = (best[:, 1:-1] < 0.3).sum(axis=1)
             beyond = (best[:, 0] < 0.3).astype(int) + (best[:, -1] < 0.3)
             lo = pred[:, 1] - 0.3 * s_
             hi = pred[:, -2] + 0.3 * s_
-            between = ((pos[None, :] > lo[:, None]) & (pos[None, :] < hi[:, None])).sum(axis=1)
+            between = np.searchsorted(pos, hi, "left") - np.searchsorted(pos, lo, "right")
             score = hit - 0.4 * (between - hit) - 1.5 * beyond
             if spacing_hint:
                 score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
