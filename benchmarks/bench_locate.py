@@ -7,9 +7,12 @@ each from scratch, and prints the figures. ``measure(frames)`` is importable so
 ``bench_vision.py`` can report the same numbers.
 
     python benchmarks/bench_locate.py [--frames 300] [--size 1280x960] [--seed 1[,2,...]] [--table plain|busy|wood|checks|stripes]
+    python benchmarks/bench_locate.py --tables 440:580 [--table stripes,wood,checks]
 
 With several seeds, ``--frames`` frames are rendered from each, and the figures are
-over all of them.
+over all of them. ``--tables A:B`` renders one frame per seed from A to B-1 on each
+table of ``--table`` (default: stripes, wood and checks; a hand when the seed is a
+multiple of 5): the same board on several patterned tables.
 """
 from __future__ import annotations
 
@@ -42,6 +45,18 @@ def make_frames(count: int, seed: int = 1, image_size: Tuple[int, int] = (1280, 
                              table=table)
         placement = Position.start(board).stacks() if i % 3 == 0 else random_placement(rng, board)
         yield render_frame(placement, board, scene, rng)
+
+
+def table_frames(first: int, last: int, tables: Sequence[str] = ("stripes", "wood", "checks"),
+                 image_size: Tuple[int, int] = (1280, 960)):
+    """(bgr, truth) for every seed in ``first`` .. ``last - 1`` and table: a 9x9 board for
+    an even seed, 7x8 for an odd one, a hand when the seed is a multiple of 5."""
+    for seed in range(first, last):
+        for table in tables:
+            board = ("9x9", "7x8")[seed % 2]
+            rng = np.random.default_rng(seed)
+            scene = random_scene(rng, board, image_size=image_size, hand=seed % 5 == 0, table=table)
+            yield render_frame(random_placement(rng, board), board, scene, rng)
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray, oriented: bool) -> float:
@@ -128,18 +143,36 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--size", default="1280x960")
     parser.add_argument("--seed", default="1", help="seed, or seeds separated by commas")
-    parser.add_argument("--table", default="plain", choices=("plain", "busy") + TABLE_PATTERNS[1:],
-                        help="the table around the board: plain, or wood, checks, stripes (busy: any)")
+    parser.add_argument("--table", default=None,
+                        help="the table around the board: plain, or wood, checks, stripes (busy: any); "
+                             "with --tables, a list separated by commas")
+    parser.add_argument("--tables", default=None, metavar="A:B",
+                        help="one frame per seed A .. B-1 and table, instead of --frames and --seed")
     args = parser.parse_args(list(argv))
     size = tuple(int(v) for v in args.size.split("x"))
+    tables = (args.table or ("stripes,wood,checks" if args.tables else "plain")).split(",")
+    if len(tables) > 1 and not args.tables:
+        parser.error("--table: one table only, unless with --tables")
+    for table in tables:
+        if table not in ("plain", "busy") + TABLE_PATTERNS[1:]:
+            parser.error(f"--table: {table!r} is not one of plain, busy, wood, checks, stripes")
     try:
         import cv2
         cv2.setNumThreads(1)  # the budget is for one core
     except ImportError:
         pass
-    seeds = [int(v) for v in args.seed.split(",")]
-    r = measure(frame for seed in seeds for frame in make_frames(args.frames, seed, size, table=args.table))
-    print(f"frames: {r['frames']} at {args.size} (seed {args.seed}, {args.table} tables), {r['frames_hand']} with a hand")
+    if args.tables:
+        try:
+            first, last = (int(v) for v in args.tables.split(":"))
+        except ValueError:
+            parser.error(f"--tables: {args.tables!r} is not A:B")
+        r = measure(table_frames(first, last, tables, size))
+        what = f"seeds {first}-{last - 1}, each on {', '.join(tables)}"
+    else:
+        seeds = [int(v) for v in args.seed.split(",")]
+        r = measure(frame for seed in seeds for frame in make_frames(args.frames, seed, size, table=tables[0]))
+        what = f"seed {args.seed}, {tables[0]} tables"
+    print(f"frames: {r['frames']} at {args.size} ({what}), {r['frames_hand']} with a hand")
     print(f"board found without a hand: {100 * r['found_no_hand']:.1f}% of {r['frames_no_hand']}")
     print(f"board found with a hand:    {100 * r['found_hand']:.1f}% of {r['frames_hand']}")
     print(f"wrong board side: {r['wrong_side']}")

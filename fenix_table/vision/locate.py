@@ -7,7 +7,9 @@ all wider than the kernel. Then, per polarity:
 
 1. Hough lines on that image fall into two families (the grid's two directions; with
    perspective each family fans out a little towards its vanishing point). A table's
-   pattern can add a third direction: the two best pairs of directions are kept.
+   pattern can add a third direction: the two best pairs of directions are kept. When
+   no grid is found, the search runs once more without short ridge pieces: a fine check
+   turned to the board leaves rows of them along both of the board's directions.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
@@ -54,6 +56,8 @@ class LocateConfig:
     work_size: int = 640             # longer image side at which the board is searched
     kernel: int = 9                  # top-hat size at work_size: wider than lines, narrower than stones
     max_lines: int = 120             # Hough lines kept per polarity
+    fine_pattern_run: float = 0.03   # when nothing is found: ridge pieces shorter than this share of
+                                     # the shorter side are left out (a fine check's pieces)
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
@@ -253,10 +257,18 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
 
 
-def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2) -> np.ndarray:
-    """Hough lines (rho, theta, votes) of a line image, strongest first, de-duplicated."""
+def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
+           min_run: float = 0.0) -> np.ndarray:
+    """Hough lines (rho, theta, votes) of a line image, strongest first, de-duplicated.
+    ``min_run``: ridge pieces shorter than this share of the image's shorter side are
+    left out (see :func:`_line_families`)."""
     h, w = lines.shape
     binary = _ridges(lines, percentile, floor)
+    if min_run > 0:
+        _, label, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+        long_enough = (stats[:, cv2.CC_STAT_AREA] >= min_run * min(h, w)).astype(np.uint8) * 255
+        long_enough[0] = 0
+        binary = long_enough[label]
     found = cv2.HoughLinesWithAccumulator(binary, 1, math.pi / 360, max(20, int(min(h, w) * 0.08)))
     if found is None:
         return np.zeros((0, 3))
@@ -360,7 +372,8 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
     ``cells + 1``; ranked by how well the lines between them fit even spacing (stray lines
     inside and lines where the margin should be count against). Normally at most two
     lines may be missing; when stones hide most of a family, any span is tried and the
-    other family's spacing (``spacing_hint``) tells which is likely."""
+    other family's spacing (``spacing_hint``) tells which is likely. ``pos``: the
+    lines' positions across the family, in increasing order."""
     n = len(pos)
     if n < 2:
         return []
@@ -376,13 +389,15 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
         for o in range(0, cells - m + 1):
             k = np.arange(-o - 1, cells - o + 2)                     # indices relative to line i
             pred = pos[i_][:, None] + k[None, :] * s_[:, None]       # pairs x (cells + 3)
-            d = np.abs(pos[None, None, :] - pred[:, :, None]) / s_[:, None, None]
-            best = d.min(axis=2)
+            # The nearest line to each predicted one is a neighbour of it in ``pos``.
+            at = np.searchsorted(pos, pred)
+            nearest = np.minimum(np.abs(pos[np.maximum(at - 1, 0)] - pred), np.abs(pos[np.minimum(at, n - 1)] - pred))
+            best = nearest / s_[:, None]
             hit = (best[:, 1:-1] < 0.3).sum(axis=1)
             beyond = (best[:, 0] < 0.3).astype(int) + (best[:, -1] < 0.3)
             lo = pred[:, 1] - 0.3 * s_
             hi = pred[:, -2] + 0.3 * s_
-            between = ((pos[None, :] > lo[:, None]) & (pos[None, :] < hi[:, None])).sum(axis=1)
+            between = np.searchsorted(pos, hi, "left") - np.searchsorted(pos, lo, "right")
             score = hit - 0.4 * (between - hit) - 1.5 * beyond
             if spacing_hint:
                 score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
@@ -451,14 +466,19 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
 
 
-def _line_families(lines: np.ndarray, config: LocateConfig):
+def _line_families(lines: np.ndarray, config: LocateConfig, min_run: float = 0.0):
     """The line image's pairs of line families (:func:`_families`) and the centre of
-    its strongest lines, which the lines' positions are measured from."""
-    families = _families(_hough(lines, config), config)
+    its strongest lines, which the lines' positions are measured from.
+
+    ``min_run`` > 0 leaves out short ridge pieces (see :func:`_hough`): a fine check or
+    weave leaves rows of them along its diagonals, and where those run with the board's
+    lines they crowd both families of the board's directions; the board's own lines,
+    joined at the crossings, are long."""
+    families = _families(_hough(lines, config, min_run=min_run), config)
     if not families:
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
-        families = _families(_hough(lines, config, 85, 0.05), config)
+        families = _families(_hough(lines, config, 85, 0.05, min_run), config)
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     return families, centre
@@ -507,7 +527,7 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig, found=None)
             for (p, l, n, hint), (q, m, other, ranked), swap in (
                     ((pa, la, na, hint_b), (pb, lb, nb, pairs_b), False),
                     ((pb, lb, nb, hint_a), (pa, la, na, pairs_a), True)):
-                if len(p) <= 2 * (n + 1) or not ranked or hint is None:
+                if len(p) <= n + 4 or not ranked or hint is None:
                     continue
                 if dil is None:
                     dil = _dilate(lines)
@@ -1156,7 +1176,7 @@ def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
 
 
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
-            config: LocateConfig, memo: Optional[Dict] = None):
+            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0):
     """Best (score, face, homography, cells along family a, along family b) in a work
     image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
     are not taken: their margin, and often a whole line, cannot be checked; nor are grids
@@ -1164,7 +1184,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
 
     ``memo``: what one search of this image leaves for the next (with another
     ``config``): its line families, colours, and the grids it refused, which the next
-    one passes over."""
+    one passes over. ``min_run``: see :func:`_line_families`."""
     h, w = gray.shape
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
@@ -1194,9 +1214,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     for face in faces:
         lines = line_image(gray, light_lines(face), kernel)
         dil = _dilate(lines)
-        if ("families", face, h, kernel) not in memo:
-            memo[("families", face, h, kernel)] = _line_families(lines, config)
-        found = memo[("families", face, h, kernel)]
+        key = ("families", face, h, kernel, min_run)
+        if key not in memo:
+            memo[key] = _line_families(lines, config, min_run)
+        found = memo[key]
         # Ranked coarsely first (a third of the samples), then the best few in full.
         def ranked(candidates, per_cell):
             """(score, homography, na, nb), best first (in the order given on a tie)."""
@@ -1355,7 +1376,13 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
     twice the size the true grid fits far better than its neighbours. So search there too,
     and keep whichever grid fits best there: the new find, or the first one refined on
     the larger image. ``first``: the work image's scale. Returns (best, gray, scale) for
-    the image the grid was kept in."""
+    the image the grid was kept in.
+
+    At twice the size a grid a cell over can fit better than the board's own, too: a
+    title's letters in a wide margin, or the board's edge beyond them, pass for its
+    outer line. But that line shows along less of its length than any of the board's;
+    so a find elsewhere replaces the first grid only when its weakest line is as strong
+    as the first one's (:func:`extent_measures`)."""
     score, face, Hm, na, nb = best
     gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
     found = _search(frame_bgr, gray, scale, faces, config.kernel, config)
@@ -1364,7 +1391,19 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
     Hm = np.diag([scale / first, scale / first, 1.0]) @ Hm
     refined = _refine(lines, Hm, na, nb)
     score, Hm = max((_score(dil, Hm, na, nb), Hm), (_score(dil, refined, na, nb), refined), key=lambda t: t[0])
-    if found is not None and found[0] > score:
+    if found is None or found[0] <= score:
+        return (score, face, Hm, na, nb), gray, scale
+    corners = _project(Hm, np.array([[0, 0], [na, 0], [na, nb], [0, nb]], float))
+    other = _project(found[2], np.array([[0, 0], [found[3], 0], [found[3], found[4]], [0, found[4]]], float))
+    cell = np.linalg.norm(corners[1] - corners[0]) / na
+    apart = np.sqrt(((corners[:, None] - other[None]) ** 2).sum(axis=-1)).min(axis=1).max()
+    if found[1] == face and apart < 0.3 * cell:
+        return found, gray, scale                    # the same grid, placed better
+    small = cv2.resize(frame_bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
+    lab = _lab(small)
+    dil_found = dil if found[1] == face else _dilate(line_image(gray, light_lines(found[1]), config.kernel))
+    weakest = extent_measures(lab, dil_found, found[2], found[3], found[4])["line"]
+    if weakest >= extent_measures(lab, dil, Hm, na, nb)["line"]:
         return found, gray, scale
     return (score, face, Hm, na, nb), gray, scale
 
@@ -1390,6 +1429,9 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     gray, scale = _work_gray(frame_bgr, config.work_size)
     memo: Dict = {}
     best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo)
+    if best is None:
+        # A fine check or weave along the board's directions crowds both families of lines.
+        best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, config.fine_pattern_run)
     if best is None:
         # Lines of a patterned table just beyond the board can push the board's own outer
         # lines down the 1-D ranking: look further down it before anything else.

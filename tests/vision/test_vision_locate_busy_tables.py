@@ -8,7 +8,7 @@ import pytest
 from fenix_table.board import dimensions
 from fenix_table.errors import BoardNotFoundError
 from fenix_tools.sim import random_placement, random_scene, render_frame
-from fenix_table.vision.locate import DEFAULT, _families, board_extent, locate_board
+from fenix_table.vision.locate import DEFAULT, _families, _hough, board_extent, locate_board
 from fenix_table.vision.types import Calibration
 
 
@@ -105,3 +105,48 @@ def test_line_families_pair_the_boards_directions_past_a_stronger_table_directio
     hough = np.array(family(120, 9, 300) + family(5, 12, 160) + family(33, 9, 170))
     pairs = [{round(float(np.degrees(np.median(f[:, 1])))) // 10 for f in pair} for pair in _families(hough, DEFAULT)]
     assert {12, 3} in pairs
+
+
+@pytest.mark.parametrize("seed,table", [(479, "wood"), (413, "checks")])
+def test_a_family_crowded_by_a_few_table_lines_is_narrowed_to_the_grid(seed, table):
+    # Hand-free 7x8 boards whose one family of lines has a few more lines than the
+    # board's (a plank seam or the board's edge, a check's rows beyond the board):
+    # fewer than twice the grid's, where the family used to count as crowded, and the
+    # board's outer lines were ranked below the table's. Neither board was found.
+    bgr, truth = busy_frame(seed, "7x8", table)
+    assert not truth.hand
+    cal = locate_board(bgr)
+    assert cal.board == "7x8"
+    assert corner_error(frame_corners(cal), truth.corners) < cell_pixels(truth) / 3
+
+
+@pytest.mark.parametrize("seed", [499])
+def test_a_fine_check_along_the_boards_directions_does_not_hide_the_board(seed):
+    # A gingham a third of a cell across, turned about 45 degrees to the board: the
+    # rows of its squares run with the board's lines, and at the work size they crowd
+    # both families of lines with short ridge pieces. Only the board's lines are long.
+    bgr, truth = busy_frame(seed, "7x8", "checks")
+    assert not truth.hand
+    cal = locate_board(bgr)
+    assert cal.board == "7x8"
+    assert corner_error(frame_corners(cal), truth.corners) < cell_pixels(truth) / 3
+
+
+def test_short_ridge_pieces_give_no_hough_lines_when_left_out():
+    # Two long lines across the image and rows of short dashes along a third direction:
+    # the dashes line up into Hough lines unless short pieces are left out.
+    lines = np.zeros((480, 640), np.float32)
+    lines[:, 200:202] = 120
+    lines[240:242, :] = 120
+    for k in range(-20, 20):
+        for t in range(0, 640, 24):
+            x, y = t, int(0.7 * t) + 30 * k
+            if 0 <= y < 476 and x < 636:
+                lines[y:y + 2, x:x + 4] = 120
+    theta = lambda found: np.degrees(found[:, 1]) % 180
+    with_pieces = _hough(lines, DEFAULT)
+    assert (np.abs(theta(with_pieces) - 124.99) < 4).sum() >= 5
+    without = _hough(lines, DEFAULT, min_run=DEFAULT.fine_pattern_run)
+    assert len(without) and (np.abs(theta(without) - 124.99) < 4).sum() == 0
+    assert any(abs(t) < 1 or abs(t - 180) < 1 for t in theta(without))
+    assert any(abs(t - 90) < 1 for t in theta(without))
