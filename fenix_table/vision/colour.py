@@ -103,9 +103,14 @@ def cell_pixels(shape: Tuple[int, int], width: int, height: int, ppc: int, pad: 
 
 def sample_median(samples: np.ndarray) -> np.ndarray:
     """(cells, channels) the median of every cell's samples, ``samples`` (cells, n,
-    channels): ``np.median(samples, axis=1)`` to the bit, but partitioned along
-    contiguous rows, which takes half the time."""
-    rows = np.ascontiguousarray(samples.transpose(0, 2, 1))
+    channels): ``np.median(samples, axis=1)`` to the bit (:func:`row_median` of the
+    samples laid out channel by channel)."""
+    return row_median(np.ascontiguousarray(samples.transpose(0, 2, 1)))
+
+
+def row_median(rows: np.ndarray) -> np.ndarray:
+    """The median along the last axis of ``rows`` (C-contiguous): ``np.median(rows,
+    axis=-1)`` to the bit, partitioned in place of sorted, which takes half the time."""
     n = rows.shape[-1]
     if n % 2:
         return np.partition(rows, n // 2, axis=-1)[..., n // 2]
@@ -148,23 +153,25 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     colour, which the looks and the hand check are measured from)."""
     m = masks(ppc)
     at = cell_pixels(lab.shape[:2], width, height, ppc, pad)
-    colours = lab.reshape(-1, 3)
-    lightness = np.ascontiguousarray(lab[..., 0])
-    L = lightness.ravel()[at["all"]]
-    inside = colours[at["centre"]]
+    # Samples gathered channel by channel, (cells, 3, n): each channel's run of samples
+    # is contiguous, as the medians partition it.
+    planes = [plane.ravel() for plane in cv2.split(lab)]
+    lightness = planes[0].reshape(lab.shape[:2])
+    L = planes[0][at["all"]]
+    inside = np.stack([plane[at["centre"]] for plane in planes], axis=1)
     gradient = grad.ravel()
-    centre = sample_median(inside)
-    ring = sample_median(colours[at["ring"]])
-    corners = sample_median(colours[at["corner"]])
+    centre = row_median(inside)
+    ring = row_median(np.stack([plane[at["ring"]] for plane in planes], axis=1))
+    corners = row_median(np.stack([plane[at["corner"]] for plane in planes], axis=1))
     board = np.median(corners, axis=0)
     # The local board reference: this cell's corners, unless they disagree wildly with the
     # board (stones of neighbouring tall stacks can cover them), then the global one.
     local = np.where(np.abs(corners[:, :1] - board[0]) > 25, board, corners)
-    texture = inside[..., 0].std(axis=1)
+    texture = inside[:, 0].std(axis=1)
     edge = gradient[at["edge"]].mean(axis=1) - gradient[at["inner"]].mean(axis=1)
     chroma = np.hypot(centre[:, 1], centre[:, 2]) - np.hypot(local[:, 1], local[:, 2])
     log_ratio = np.log((centre[:, 0] + 3.0) / (local[:, 0] + 3.0))
-    red_share = (inside[..., 1] - local[:, 1:2] > 15).mean(axis=1)
+    red_share = (inside[:, 1] - local[:, 1:2] > 15).mean(axis=1)
     prof = m["profile"].astype(np.float32)
     profile = (L @ prof) / prof.sum(axis=0) - local[:, :1]
     octw = m["octants"].astype(np.float32)
