@@ -157,7 +157,8 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     # is contiguous, as the medians partition it.
     planes = [plane.ravel() for plane in cv2.split(lab)]
     lightness = planes[0].reshape(lab.shape[:2])
-    L = planes[0][at["all"]]
+    L = lightness[pad:pad + height * ppc, pad:pad + width * ppc].reshape(height, ppc, width, ppc) \
+        .transpose(0, 2, 1, 3).reshape(width * height, ppc * ppc)
     inside = np.stack([plane[at["centre"]] for plane in planes], axis=1)
     gradient = grad.ravel()
     centre = row_median(inside)
@@ -216,6 +217,19 @@ LOOK_WEIGHT = 0.2       # logit per unit of the looks' log-likelihood ratio ...
 LOOK_CLIP = 20.0        # ... which is capped: the looks shift a cell's odds by e^4 at most
 
 
+_AROUND: Dict[Tuple[int, int], np.ndarray] = {}
+
+
+def _neighbourhoods(width: int, height: int) -> np.ndarray:
+    """(cells, 9) every cell and its eight neighbours (cell_names order), a cell off the
+    board standing in for by the nearest one on its edge."""
+    if (width, height) not in _AROUND:
+        r, f = np.divmod(np.arange(width * height), width)
+        _AROUND[(width, height)] = np.stack([np.clip(r + dy, 0, height - 1) * width + np.clip(f + dx, 0, width - 1)
+                                             for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=1)
+    return _AROUND[(width, height)]
+
+
 def cell_looks(lab: np.ndarray, corners: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
     """(cells, D) every cell's whole patch, grid lines at its border included, at half
     resolution: what :class:`Room` compares with the start frame's cells of each class.
@@ -230,9 +244,7 @@ def cell_looks(lab: np.ndarray, corners: np.ndarray, width: int, height: int, pp
     n = ppc // LOOK_STEP
     grid = lab[pad:pad + height * ppc, pad:pad + width * ppc]
     small = cell_patches(cv2.resize(grid, (width * n, height * n), interpolation=cv2.INTER_AREA), width, height, n, 0)
-    around = np.pad(corners.reshape(height, width, 3), ((1, 1), (1, 1), (0, 0)), mode="edge")
-    shifts = [around[dy:dy + height, dx:dx + width] for dy in range(3) for dx in range(3)]
-    local = np.median(np.stack(shifts), axis=0).reshape(-1, 3)
+    local = sample_median(corners[_neighbourhoods(width, height)])
     board = np.median(corners, axis=0)
     scale = (board[0] + 3.0) / (local[:, 0] + 3.0)
     return ((small - local[:, None, :]) * scale[:, None, None]).reshape(width * height, -1)
