@@ -23,7 +23,7 @@ import numpy as np
 from ..board import cell_names, dimensions
 from .classifier import RoomHead, cell_patches, shipped_classifier
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
-                     frame_labels, layout_labels, shipped_net, softmax)
+                     frame_labels, layout_labels, sample_median, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, hidden_edge_lines, margin_runs
 from .types import Calibration, CellReading, Observation
@@ -333,7 +333,7 @@ class CellReader:
         self.last = rect
         X, corners = self.features(rect)
         P = self.colours(rect, X, corners)
-        board_ref = np.median(corners, axis=0)
+        board_ref = sample_median(corners[None])[0]
         best = P.argmax(axis=1)
         conf = P[np.arange(len(P)), best]
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, self.config.hands)

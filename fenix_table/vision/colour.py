@@ -130,7 +130,7 @@ def border_light(L: np.ndarray, width: int, height: int, ppc: int, pad: int, hal
     xs = pad + np.arange(width + 1)[:, None] * ppc + across_line
     cols = L[pad:pad + height * ppc, xs].max(axis=2)
     down = cols.reshape(height, ppc, width + 1)[:, q0:q1, :].mean(axis=1)             # (h, w+1)
-    typical = np.median(np.concatenate([across.ravel(), down.ravel()])) + 1.0
+    typical = row_median(np.concatenate([across.ravel(), down.ravel()])) + 1.0
     sides = np.stack([across[:-1], down[:, 1:], across[1:], down[:, :-1]], axis=-1)
     return sides.reshape(width * height, 4) / typical - 1.0
 
@@ -164,7 +164,7 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     centre = row_median(inside)
     ring = row_median(np.stack([plane[at["ring"]] for plane in planes], axis=1))
     corners = row_median(np.stack([plane[at["corner"]] for plane in planes], axis=1))
-    board = np.median(corners, axis=0)
+    board = sample_median(corners[None])[0]
     # The local board reference: this cell's corners, unless they disagree wildly with the
     # board (stones of neighbouring tall stacks can cover them), then the global one.
     local = np.where(np.abs(corners[:, :1] - board[0]) > 25, board, corners)
@@ -181,7 +181,7 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     # stone's top is smoother than the face and stands out from the cell's corners by
     # more than the face varies within itself.
     corner_std = L[:, m["corner"]].std(axis=1)
-    board_texture = np.median(corner_std) + 0.3
+    board_texture = row_median(corner_std) + 0.3
     contrast = np.linalg.norm(centre - local, axis=1)
     # The cells standing out most from their corners are stones whatever the room.
     stones = (contrast >= np.percentile(contrast, 80)) & (contrast > 3)
@@ -245,7 +245,7 @@ def cell_looks(lab: np.ndarray, corners: np.ndarray, width: int, height: int, pp
     grid = lab[pad:pad + height * ppc, pad:pad + width * ppc]
     small = cell_patches(cv2.resize(grid, (width * n, height * n), interpolation=cv2.INTER_AREA), width, height, n, 0)
     local = sample_median(corners[_neighbourhoods(width, height)])
-    board = np.median(corners, axis=0)
+    board = sample_median(corners[None])[0]
     scale = (board[0] + 3.0) / (local[:, 0] + 3.0)
     return ((small - local[:, None, :]) * scale[:, None, None]).reshape(width * height, -1)
 
