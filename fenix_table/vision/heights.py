@@ -124,16 +124,26 @@ class StackHeights:
         cfg = self.config
         if len(todo) == 0:
             return {}
-        nadir = np.array(self.pose.nadir)
-        P = self.centres[todo]                                   # (S, 2)
         S, A, N = len(todo), cfg.rays, cfg.samples
         bgr = cv2.remap(frame_bgr, self.sample_xy[todo].reshape(S * A, N, 2),
                         self.sample_frac[todo].reshape(S * A, N), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)
-        px = bgr.astype(np.float32).reshape(S, A, N, 3)
-        stone = sample_median(px[:, :, : N // 8].reshape(S, -1, 3))                # (S, 3)
-        board = sample_median(px[:, :, -3:].reshape(S, -1, 3))
+        px = bgr.reshape(S, A, N, 3)
+        stone = sample_median(px[:, :, : N // 8].reshape(S, -1, 3).astype(np.float32))   # (S, 3)
+        board = sample_median(px[:, :, -3:].reshape(S, -1, 3).astype(np.float32))
         red = classes[todo] == CLASSES.index("red")
+        ok = np.linalg.norm(stone - board, axis=1) >= cfg.min_contrast
+        # Black stones on a dark board: colours too close to tell the outline (and not
+        # worth tracing further).
+        ok &= red | (board.sum(axis=1) - stone.sum(axis=1) >= 3 * cfg.black_contrast)
+        if not ok.any():
+            return {}
+        if not ok.all():
+            todo, stone, board, red, px = todo[ok], stone[ok], board[ok], red[ok], px[ok]
+        px = px.astype(np.float32)
+        S = len(todo)
+        nadir = np.array(self.pose.nadir)
+        P = self.centres[todo]                                   # (S, 2)
         # A surface keeps its colour's direction however brightly it is lit: the stack's
         # shaded side is the stone's colour dimmed, a shadow is the board's colour dimmed.
         # So a pixel is stone when it is nearer the segment of dimmed stone colours than
@@ -145,9 +155,6 @@ class StackHeights:
              - _segment_distance(flat, x2, stone, np.where(red, cfg.dimmest_side, 0.0), cfg.brightest))
         t = t.reshape(S, A, N)
         inside = t > 0                                           # the edge: t crosses 0
-        ok = np.linalg.norm(stone - board, axis=1) >= cfg.min_contrast
-        # Black stones on a dark board: colours too close to tell the outline.
-        ok &= red | (board.sum(axis=1) - stone.sum(axis=1) >= 3 * cfg.black_contrast)
         # The edge: the last inside sample before the ray leaves the stone for good (a
         # run of ``gap`` outside samples; grooves and glare make short dips inside).
         dr = self.radii[1] - self.radii[0]
@@ -156,7 +163,7 @@ class StackHeights:
         for g in range(1, gap):
             out_run = out_run & ~inside[:, :, g: N - gap + 1 + g]
         leave = np.argmax(out_run, axis=2)                       # first sample outside
-        valid = out_run.any(axis=2) & (leave >= 2) & inside[:, :, 0] & ok[:, None]
+        valid = out_run.any(axis=2) & (leave >= 2) & inside[:, :, 0]
         j = np.clip(leave, 1, N - 1)
         ta = np.take_along_axis(t, (j - 1)[..., None], axis=2)[..., 0]
         tb = np.take_along_axis(t, j[..., None], axis=2)[..., 0]
