@@ -103,9 +103,14 @@ def cell_pixels(shape: Tuple[int, int], width: int, height: int, ppc: int, pad: 
 
 def sample_median(samples: np.ndarray) -> np.ndarray:
     """(cells, channels) the median of every cell's samples, ``samples`` (cells, n,
-    channels): ``np.median(samples, axis=1)`` to the bit, but partitioned along
-    contiguous rows, which takes half the time."""
-    rows = np.ascontiguousarray(samples.transpose(0, 2, 1))
+    channels): ``np.median(samples, axis=1)`` to the bit (:func:`row_median` of the
+    samples laid out channel by channel)."""
+    return row_median(np.ascontiguousarray(samples.transpose(0, 2, 1)))
+
+
+def row_median(rows: np.ndarray) -> np.ndarray:
+    """The median along the last axis of ``rows`` (C-contiguous): ``np.median(rows,
+    axis=-1)`` to the bit, partitioned in place of sorted, which takes half the time."""
     n = rows.shape[-1]
     if n % 2:
         return np.partition(rows, n // 2, axis=-1)[..., n // 2]
@@ -125,7 +130,7 @@ def border_light(L: np.ndarray, width: int, height: int, ppc: int, pad: int, hal
     xs = pad + np.arange(width + 1)[:, None] * ppc + across_line
     cols = L[pad:pad + height * ppc, xs].max(axis=2)
     down = cols.reshape(height, ppc, width + 1)[:, q0:q1, :].mean(axis=1)             # (h, w+1)
-    typical = np.median(np.concatenate([across.ravel(), down.ravel()])) + 1.0
+    typical = row_median(np.concatenate([across.ravel(), down.ravel()])) + 1.0
     sides = np.stack([across[:-1], down[:, 1:], across[1:], down[:, :-1]], axis=-1)
     return sides.reshape(width * height, 4) / typical - 1.0
 
@@ -148,23 +153,26 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     colour, which the looks and the hand check are measured from)."""
     m = masks(ppc)
     at = cell_pixels(lab.shape[:2], width, height, ppc, pad)
-    colours = lab.reshape(-1, 3)
-    lightness = np.ascontiguousarray(lab[..., 0])
-    L = lightness.ravel()[at["all"]]
-    inside = colours[at["centre"]]
+    # Samples gathered channel by channel, (cells, 3, n): each channel's run of samples
+    # is contiguous, as the medians partition it.
+    planes = [plane.ravel() for plane in cv2.split(lab)]
+    lightness = planes[0].reshape(lab.shape[:2])
+    L = lightness[pad:pad + height * ppc, pad:pad + width * ppc].reshape(height, ppc, width, ppc) \
+        .transpose(0, 2, 1, 3).reshape(width * height, ppc * ppc)
+    inside = np.stack([plane[at["centre"]] for plane in planes], axis=1)
     gradient = grad.ravel()
-    centre = sample_median(inside)
-    ring = sample_median(colours[at["ring"]])
-    corners = sample_median(colours[at["corner"]])
-    board = np.median(corners, axis=0)
+    centre = row_median(inside)
+    ring = row_median(np.stack([plane[at["ring"]] for plane in planes], axis=1))
+    corners = row_median(np.stack([plane[at["corner"]] for plane in planes], axis=1))
+    board = sample_median(corners[None])[0]
     # The local board reference: this cell's corners, unless they disagree wildly with the
     # board (stones of neighbouring tall stacks can cover them), then the global one.
     local = np.where(np.abs(corners[:, :1] - board[0]) > 25, board, corners)
-    texture = inside[..., 0].std(axis=1)
+    texture = inside[:, 0].std(axis=1)
     edge = gradient[at["edge"]].mean(axis=1) - gradient[at["inner"]].mean(axis=1)
     chroma = np.hypot(centre[:, 1], centre[:, 2]) - np.hypot(local[:, 1], local[:, 2])
     log_ratio = np.log((centre[:, 0] + 3.0) / (local[:, 0] + 3.0))
-    red_share = (inside[..., 1] - local[:, 1:2] > 15).mean(axis=1)
+    red_share = (inside[:, 1] - local[:, 1:2] > 15).mean(axis=1)
     prof = m["profile"].astype(np.float32)
     profile = (L @ prof) / prof.sum(axis=0) - local[:, :1]
     octw = m["octants"].astype(np.float32)
@@ -173,7 +181,7 @@ def frame_features(lab: np.ndarray, grad: np.ndarray, width: int, height: int, p
     # stone's top is smoother than the face and stands out from the cell's corners by
     # more than the face varies within itself.
     corner_std = L[:, m["corner"]].std(axis=1)
-    board_texture = np.median(corner_std) + 0.3
+    board_texture = row_median(corner_std) + 0.3
     contrast = np.linalg.norm(centre - local, axis=1)
     # The cells standing out most from their corners are stones whatever the room.
     stones = (contrast >= np.percentile(contrast, 80)) & (contrast > 3)
@@ -209,6 +217,19 @@ LOOK_WEIGHT = 0.2       # logit per unit of the looks' log-likelihood ratio ...
 LOOK_CLIP = 20.0        # ... which is capped: the looks shift a cell's odds by e^4 at most
 
 
+_AROUND: Dict[Tuple[int, int], np.ndarray] = {}
+
+
+def _neighbourhoods(width: int, height: int) -> np.ndarray:
+    """(cells, 9) every cell and its eight neighbours (cell_names order), a cell off the
+    board standing in for by the nearest one on its edge."""
+    if (width, height) not in _AROUND:
+        r, f = np.divmod(np.arange(width * height), width)
+        _AROUND[(width, height)] = np.stack([np.clip(r + dy, 0, height - 1) * width + np.clip(f + dx, 0, width - 1)
+                                             for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=1)
+    return _AROUND[(width, height)]
+
+
 def cell_looks(lab: np.ndarray, corners: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
     """(cells, D) every cell's whole patch, grid lines at its border included, at half
     resolution: what :class:`Room` compares with the start frame's cells of each class.
@@ -223,10 +244,8 @@ def cell_looks(lab: np.ndarray, corners: np.ndarray, width: int, height: int, pp
     n = ppc // LOOK_STEP
     grid = lab[pad:pad + height * ppc, pad:pad + width * ppc]
     small = cell_patches(cv2.resize(grid, (width * n, height * n), interpolation=cv2.INTER_AREA), width, height, n, 0)
-    around = np.pad(corners.reshape(height, width, 3), ((1, 1), (1, 1), (0, 0)), mode="edge")
-    shifts = [around[dy:dy + height, dx:dx + width] for dy in range(3) for dx in range(3)]
-    local = np.median(np.stack(shifts), axis=0).reshape(-1, 3)
-    board = np.median(corners, axis=0)
+    local = sample_median(corners[_neighbourhoods(width, height)])
+    board = sample_median(corners[None])[0]
     scale = (board[0] + 3.0) / (local[:, 0] + 3.0)
     return ((small - local[:, None, :]) * scale[:, None, None]).reshape(width * height, -1)
 

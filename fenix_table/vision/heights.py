@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from ..board import cell_index, cell_names
-from .colour import CLASSES
+from .colour import CLASSES, sample_median
 from .geometry import CameraPose, camera_pose
 from .types import Calibration
 
@@ -124,16 +124,26 @@ class StackHeights:
         cfg = self.config
         if len(todo) == 0:
             return {}
-        nadir = np.array(self.pose.nadir)
-        P = self.centres[todo]                                   # (S, 2)
         S, A, N = len(todo), cfg.rays, cfg.samples
         bgr = cv2.remap(frame_bgr, self.sample_xy[todo].reshape(S * A, N, 2),
                         self.sample_frac[todo].reshape(S * A, N), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)
-        px = bgr.astype(np.float32).reshape(S, A, N, 3)
-        stone = np.median(px[:, :, : N // 8].reshape(S, -1, 3), axis=1)            # (S, 3)
-        board = np.median(px[:, :, -3:].reshape(S, -1, 3), axis=1)
+        px = bgr.reshape(S, A, N, 3)
+        stone = sample_median(px[:, :, : N // 8].reshape(S, -1, 3).astype(np.float32))   # (S, 3)
+        board = sample_median(px[:, :, -3:].reshape(S, -1, 3).astype(np.float32))
         red = classes[todo] == CLASSES.index("red")
+        ok = np.linalg.norm(stone - board, axis=1) >= cfg.min_contrast
+        # Black stones on a dark board: colours too close to tell the outline (and not
+        # worth tracing further).
+        ok &= red | (board.sum(axis=1) - stone.sum(axis=1) >= 3 * cfg.black_contrast)
+        if not ok.any():
+            return {}
+        if not ok.all():
+            todo, stone, board, red, px = todo[ok], stone[ok], board[ok], red[ok], px[ok]
+        px = px.astype(np.float32)
+        S = len(todo)
+        nadir = np.array(self.pose.nadir)
+        P = self.centres[todo]                                   # (S, 2)
         # A surface keeps its colour's direction however brightly it is lit: the stack's
         # shaded side is the stone's colour dimmed, a shadow is the board's colour dimmed.
         # So a pixel is stone when it is nearer the segment of dimmed stone colours than
@@ -145,9 +155,6 @@ class StackHeights:
              - _segment_distance(flat, x2, stone, np.where(red, cfg.dimmest_side, 0.0), cfg.brightest))
         t = t.reshape(S, A, N)
         inside = t > 0                                           # the edge: t crosses 0
-        ok = np.linalg.norm(stone - board, axis=1) >= cfg.min_contrast
-        # Black stones on a dark board: colours too close to tell the outline.
-        ok &= red | (board.sum(axis=1) - stone.sum(axis=1) >= 3 * cfg.black_contrast)
         # The edge: the last inside sample before the ray leaves the stone for good (a
         # run of ``gap`` outside samples; grooves and glare make short dips inside).
         dr = self.radii[1] - self.radii[0]
@@ -156,7 +163,7 @@ class StackHeights:
         for g in range(1, gap):
             out_run = out_run & ~inside[:, :, g: N - gap + 1 + g]
         leave = np.argmax(out_run, axis=2)                       # first sample outside
-        valid = out_run.any(axis=2) & (leave >= 2) & inside[:, :, 0] & ok[:, None]
+        valid = out_run.any(axis=2) & (leave >= 2) & inside[:, :, 0]
         j = np.clip(leave, 1, N - 1)
         ta = np.take_along_axis(t, (j - 1)[..., None], axis=2)[..., 0]
         tb = np.take_along_axis(t, j[..., None], axis=2)[..., 0]
@@ -237,16 +244,26 @@ def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray
     function, all stacks at once. Returns c0, R, s, rms residual, standard error of s,
     and which stacks' points can tell s."""
     S = len(q)
-    c0, R, s = p.astype(float).copy(), np.full(S, 0.4), np.zeros(S)
+    qx, qy = np.ascontiguousarray(q[..., 0]), np.ascontiguousarray(q[..., 1])
+    ux, uy = u[:, 0:1].copy(), u[:, 1:2].copy()
+    cx, cy = p[:, 0].astype(float), p[:, 1].astype(float)
+    R, s = np.full(S, 0.4), np.zeros(S)
     keep = valid.copy()
     eye = 1e-9 * np.eye(4)
+    J = np.empty(q.shape[:2] + (4,))
+    J[..., 2] = -1.0
     for it in range(6):
-        d = q - c0[:, None]
-        a = (d * u[:, None]).sum(axis=-1)                          # along u
+        dx = qx - cx[:, None]
+        dy = qy - cy[:, None]
+        a = dx * ux + dy * uy
         # Closest point on the segment c0 .. c0 + s u, and the unit normal from it.
-        rel = d - np.clip(a, 0.0, s[:, None])[..., None] * u[:, None]
-        n = np.linalg.norm(rel, axis=-1)
-        nrm = rel / np.maximum(n, 1e-9)[..., None]
+        t = np.clip(a, 0.0, s[:, None])
+        relx = dx - t * ux
+        rely = dy - t * uy
+        n = np.sqrt(relx * relx + rely * rely)
+        m = np.maximum(n, 1e-9)
+        nx = relx / m
+        ny = rely / m
         r = n - R[:, None]
         if it == 3:
             # Drop points far off the outline (a neighbour, a shadow, glare), then refit.
@@ -254,25 +271,33 @@ def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray
             middle = np.maximum(valid.sum(axis=1) - 1, 0) // 2
             typical = np.minimum(ranked[np.arange(S), middle], 1.0)
             keep = valid & (np.abs(r) < np.maximum(3.0 * typical, 0.015)[:, None])
-        J = np.stack([-nrm[..., 0], -nrm[..., 1], -np.ones_like(r),
-                      np.where(a >= s[:, None], -(nrm * u[:, None]).sum(axis=-1), 0.0)], axis=-1)
+        np.negative(nx, out=J[..., 0])
+        np.negative(ny, out=J[..., 1])
+        J[..., 3] = np.where(a >= s[:, None], -(nx * ux + ny * uy), 0.0)
         Jw = (J * keep[..., None]).transpose(0, 2, 1)
         JTJ = np.matmul(Jw, J) + eye
         delta = np.linalg.solve(JTJ, np.matmul(Jw, -r[..., None]))[..., 0]
-        c0 += delta[:, :2]
+        cx += delta[:, 0]
+        cy += delta[:, 1]
         R += delta[:, 2]
         s = np.maximum(s + delta[:, 3], 0.0)
-    d = q - c0[:, None]
-    a = (d * u[:, None]).sum(axis=-1)
-    r = np.linalg.norm(d - np.clip(a, 0.0, s[:, None])[..., None] * u[:, None], axis=-1) - R[:, None]
+    c0 = np.column_stack([cx, cy])
+    dx = qx - cx[:, None]
+    dy = qy - cy[:, None]
+    a = dx * ux + dy * uy
+    t = np.clip(a, 0.0, s[:, None])
+    relx = dx - t * ux
+    rely = dy - t * uy
+    r = np.sqrt(relx * relx + rely * rely) - R[:, None]
     count = keep.sum(axis=1)
     rms = np.sqrt((r * r * keep).sum(axis=1) / np.maximum(count, 1))
     # Standard error of the shift from the fit's (last) normal equations.
     sigma = rms * np.sqrt(np.abs(np.linalg.inv(JTJ)[:, 3, 3]))
     # The shift is only pinned down by the base's near arc, the top's far arc and the
     # sides together (a neighbour of the same colour hides whatever it touches).
-    mid = q - c0[:, None] - 0.5 * (s[:, None, None] * u[:, None])
-    cos = (mid * u[:, None]).sum(axis=-1) / np.maximum(np.linalg.norm(mid, axis=-1), 1e-9)
+    mx = dx - 0.5 * s[:, None] * ux
+    my = dy - 0.5 * s[:, None] * uy
+    cos = (mx * ux + my * uy) / np.maximum(np.sqrt(mx * mx + my * my), 1e-9)
     arcs = np.minimum(np.minimum(((cos < -0.7) & keep).sum(axis=1), ((cos > 0.7) & keep).sum(axis=1)),
                       ((np.abs(cos) < 0.5) & keep).sum(axis=1))
     good = (count >= cfg.min_points) & (arcs >= cfg.min_arc) & (R > 0.25) & (R < 0.55)

@@ -1,5 +1,6 @@
 """The cell classifier seam: patches cut from the rectified board, the shipped CNN run by
 cv2.dnn, the room's refitted last layer."""
+import copy
 import json
 
 import numpy as np
@@ -9,6 +10,7 @@ from fenix_table.board import cell_names, dimensions
 from fenix_table.errors import ConfigError
 from fenix_table.vision.classifier import (CELL, CLASSES, PATCH, CnnClassifier, RoomHead, cell_patches,
                                            net_input, shipped_classifier)
+from fenix_table.vision.colour import softmax
 from fenix_table.vision.types import Calibration
 
 
@@ -81,6 +83,44 @@ def test_room_head_learns_a_room_and_round_trips():
         RoomHead.from_json(head.to_json(), clf.features + 1)
     with pytest.raises(ValueError, match="no black cells"):
         RoomHead.learn(feats, np.minimum(labels, 1), head.W, head.b)
+
+
+def test_out_of_the_box_a_frame_refits_the_last_layer_from_its_sure_cells():
+    """A frame whose black stones look more like the bare board than in the rooms the
+    layer was fitted on: the shipped layer reads some as empty, the layer refitted to
+    the frame's own sure cells reads them all right. A frame lacking a class refits
+    nothing."""
+    rng = np.random.default_rng(3)
+    clf = copy.copy(shipped_classifier())
+    centres = rng.normal(0, 3, (3, clf.features)).clip(0)
+    labels = rng.integers(0, 3, 300)
+    fitted = RoomHead.learn(centres[labels] + rng.normal(0, 0.3, (300, clf.features)).clip(0), labels,
+                            np.zeros((3, clf.features)), np.zeros(3))
+    clf.W, clf.b = fitted.W, fitted.b
+    frame = centres.copy()
+    frame[2] += 0.45 * (centres[0] - centres[2])
+    y = np.repeat([0, 1, 2], 27)
+    feats = frame[y] + rng.normal(0, 0.6, (81, clf.features)).clip(0)
+    P = softmax(fitted.logits(feats))
+    assert ((P.argmax(axis=1) == 0) & (y == 2)).sum() >= 3
+    head = clf.frame_head(P, feats)
+    assert (head.logits(feats).argmax(axis=1) == y).all()
+    assert clf.frame_head(P[y != 1], feats[y != 1]) is None
+
+
+def test_out_of_the_box_probabilities_are_the_frames_own_refit():
+    from fenix_tools.sim import SceneParams, render_frame
+    from fenix_table.rules import Position
+    from fenix_table.vision.cells import CellReader
+    start = Position.start("9x9").stacks()
+    bgr, truth = render_frame(start, "9x9", SceneParams(), np.random.default_rng(4))
+    reader = CellReader(Calibration("9x9", (640, 480), tuple(map(tuple, truth.corners)), oriented=True))
+    patches = reader.patches(reader.rectifier(bgr))
+    clf = shipped_classifier()
+    logits, feats = clf.embed(patches)
+    head = clf.frame_head(softmax(logits), feats)
+    assert head is not None and not np.allclose(head.W, clf.W)
+    assert np.allclose(clf.probabilities(patches), softmax(head.logits(feats)))
 
 
 def test_a_calibration_with_a_cnn_room_round_trips(tmp_path):
