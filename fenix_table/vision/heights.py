@@ -252,14 +252,18 @@ def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray
     eye = 1e-9 * np.eye(4)
     J = np.empty(q.shape[:2] + (4,))
     J[..., 2] = -1.0
-    for it in range(6):
+
+    def from_axis():
+        """Each point's offset from the base centre, its reach along u, and its offset
+        from the closest point of the segment c0 .. c0 + s u."""
         dx = qx - cx[:, None]
         dy = qy - cy[:, None]
         a = dx * ux + dy * uy
-        # Closest point on the segment c0 .. c0 + s u, and the unit normal from it.
         t = np.clip(a, 0.0, s[:, None])
-        relx = dx - t * ux
-        rely = dy - t * uy
+        return dx, dy, a, dx - t * ux, dy - t * uy
+
+    for it in range(6):
+        dx, dy, a, relx, rely = from_axis()
         n = np.sqrt(relx * relx + rely * rely)
         m = np.maximum(n, 1e-9)
         nx = relx / m
@@ -282,12 +286,7 @@ def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray
         R += delta[:, 2]
         s = np.maximum(s + delta[:, 3], 0.0)
     c0 = np.column_stack([cx, cy])
-    dx = qx - cx[:, None]
-    dy = qy - cy[:, None]
-    a = dx * ux + dy * uy
-    t = np.clip(a, 0.0, s[:, None])
-    relx = dx - t * ux
-    rely = dy - t * uy
+    dx, dy, a, relx, rely = from_axis()
     r = np.sqrt(relx * relx + rely * rely) - R[:, None]
     count = keep.sum(axis=1)
     rms = np.sqrt((r * r * keep).sum(axis=1) / np.maximum(count, 1))
