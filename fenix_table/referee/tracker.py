@@ -432,8 +432,7 @@ def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
         usable = bool(reached) and _ending_in_stacking(options)
     if not usable:
         return None
-    mover = "black" if options[0].position.side == "red" else "red"
-    tips = fingertips(reached, mover)
+    tips = _mover_fingertips(options, reached)
     return [ply_evidence(cand.moves[-1], cand.position.size, changes, tips) for cand in options]
 
 
@@ -460,6 +459,12 @@ def ply_evidence(move, size: str, changes: Mapping[str, float], tips=()) -> Opti
     return (score or 0.0) + _hand_bonus(landing, tips)
 
 
+def _mover_fingertips(options: Sequence[Candidate], reached: Sequence[str]) -> set:
+    """:func:`fingertips` of the player who made the options' last ply (the side not to
+    move after it)."""
+    return fingertips(reached, "black" if options[0].position.side == "red" else "red")
+
+
 def _hand_bonus(landing: str, tips) -> float:
     """``HAND_BONUS`` for a landing where the mover's fingertips (``tips``) were last seen."""
     return HAND_BONUS if landing in tips else 0.0
@@ -475,8 +480,7 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     changed = landing_scores(options, changes) if len(options) > 1 else None
     if changed is None:
         return None
-    mover = "black" if options[0].position.side == "red" else "red"
-    tips = fingertips(reached, mover)
+    tips = _mover_fingertips(options, reached)
     scores = [score + _hand_bonus(cand.moves[-1].path[-1], tips)
               for cand, score in zip(options, changed)]
     order = sorted(range(len(options)), key=lambda i: -scores[i])

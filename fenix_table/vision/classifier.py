@@ -226,17 +226,15 @@ class CnnClassifier:
         the cells it reads surely (:func:`~.colour.frame_labels`), as a start frame's
         room is, in :data:`FRAME_STEPS` steps: the frame's own light, face and stones
         tell the net what this room's classes look like. None when the frame lacks a
-        class. (Tuning data, ``fenix_tools.cnn.pooling --seeds 77,78 --scenes 100``,
-        pooled at the shipped weight 0.8: generator 53 -> 41 cells wrong of 13,138, the
-        CNN alone 66 -> 59; pbr train fold 4 -> 4 of 3,660. 200 steps instead of 10
-        changed nothing.)"""
+        class (:func:`~.colour.frame_labels` then finds too few of its cells, so
+        :meth:`RoomHead.learn` always has every class). (Tuning data,
+        ``fenix_tools.cnn.pooling --seeds 77,78 --scenes 100``, pooled at the shipped
+        weight 0.8: generator 53 -> 41 cells wrong of 13,138, the CNN alone 66 -> 59;
+        pbr train fold 4 -> 4 of 3,660. 200 steps instead of 10 changed nothing.)"""
         labels = frame_labels(P)
         if labels is None:
             return None
-        try:
-            return RoomHead.learn(features, labels, self.W, self.b, steps=FRAME_STEPS)
-        except ValueError:
-            return None
+        return RoomHead.learn(features, labels, self.W, self.b, steps=FRAME_STEPS)
 
     def learn_room(self, features: np.ndarray, labels: np.ndarray) -> RoomHead:
         """The room of frames whose cells' last-layer ``features`` ``labels`` names."""
