@@ -46,6 +46,8 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from .colour import cell_pixels
+
 #: The ring measured inside the stone, as fractions of a cell from the cell's centre:
 #: inside a stone's rim (at 0.40), so that the board around it stays out.
 RING = (0.12, 0.38)
@@ -57,24 +59,20 @@ SECTORS = 8
 
 
 @lru_cache(maxsize=8)
-def _rings(width: int, height: int, ppc: int, pad: int, stride: int
+def _rings(shape: Tuple[int, int], width: int, height: int, ppc: int, pad: int
            ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per cell (cell_names order), the flat indices of its inside ring's and its rim
-    ring's pixels in a rectified image ``stride`` pixels wide, and the rim pixels'
-    (pixels, sectors) share matrix (each sector's mean)."""
+    ring's pixels in a rectified image of ``shape`` (:func:`~.colour.cell_pixels`), and
+    the rim pixels' (pixels, sectors) share matrix (each sector's mean)."""
     c = (np.arange(ppc) + 0.5) / ppc - 0.5
     x, y = np.meshgrid(c, c)
     r = np.hypot(x, y).ravel()
-    rows, cols = np.divmod(np.arange(ppc * ppc), ppc)
-    cells = np.arange(width * height)
-    origin = (pad + cells // width * ppc) * stride + pad + cells % width * ppc
     inside = (r >= RING[0]) & (r <= RING[1])
     rim = (r >= RIM[0]) & (r <= RIM[1])
-    offsets = rows * stride + cols
     sector = np.round(np.arctan2(y, x).ravel()[rim] / (2 * np.pi / SECTORS)).astype(int) % SECTORS
     share = np.eye(SECTORS, dtype=np.float32)[sector]
-    return (origin[:, None] + offsets[inside][None, :], origin[:, None] + offsets[rim][None, :],
-            share / share.sum(axis=0))
+    at = cell_pixels(shape, width, height, ppc, pad)["all"]
+    return at[:, inside], at[:, rim], share / share.sum(axis=0)
 
 
 def _looks(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: int,
@@ -84,7 +82,7 @@ def _looks(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: 
     median change inside the stone off both (a brighter or darker cell), "gain" scales
     the earlier picture to the later one's level first, each ring by its own level (more
     or less contrast)."""
-    inside, rim, share = _rings(width, height, ppc, pad, after.shape[1])
+    inside, rim, share = _rings(after.shape[:2], width, height, ppc, pad)
     old, new = before.ravel(), after.ravel()
     looks = []
     offset = None
