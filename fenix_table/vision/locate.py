@@ -819,6 +819,13 @@ def _lab(small_bgr: np.ndarray) -> np.ndarray:
     return lab
 
 
+def _lab_at(frame_bgr: np.ndarray, gray: np.ndarray, scale: float) -> np.ndarray:
+    """:func:`_lab` of the frame at the size of its work image ``gray`` (the frame at
+    ``scale``)."""
+    small = cv2.resize(frame_bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
+    return _lab(small)
+
+
 def _nanmedian(values: np.ndarray, axis: int) -> np.ndarray:
     """``np.nanmedian`` along ``axis`` (NaN where a slice has no number), without the
     masked arrays numpy falls back on for short slices, which cost more than the rest
@@ -1032,13 +1039,12 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
     h, w = frame_bgr.shape[:2]
     width, height = dimensions(calibration.board)
     gray, scale = _work_gray(frame_bgr, config.work_size)
-    small = cv2.resize(frame_bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
     dil = _dilate(line_image(gray, light_lines(calibration.board), config.kernel))
     cw, ch = calibration.image_size
     A = np.diag([scale * w / cw, scale * h / ch])
     lens = None if calibration.k1 == 0 else (lambda p: calibration.distort(p) @ A.T)
     Hm = calibration.homography() if lens else np.diag([scale * w / cw, scale * h / ch, 1.0]) @ calibration.homography()
-    m = extent_measures(_lab(small), dil, Hm, width, height, lens)
+    m = extent_measures(_lab_at(frame_bgr, gray, scale), dil, Hm, width, height, lens)
     m["on_board"] = float(_passes(m, config))
     return m
 
@@ -1154,11 +1160,16 @@ def _dilate(lines: np.ndarray) -> np.ndarray:
     return cv2.dilate(lines, np.ones((3, 3), np.uint8))
 
 
+def _grid_corners(Hm: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The grid's corners (0,0), (W,0), (W,H), (0,H) in the image."""
+    return _project(Hm, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
+
+
 def _canonical(Hm: np.ndarray, width: int, height: int) -> np.ndarray:
     """Board corners (0,0),(W,0),(W,H),(0,H) in the image, mirrored if needed so that the
     board is seen from above (rank direction turns clockwise from the file direction on
     screen, as for a camera looking down)."""
-    corners = _project(Hm, np.array([[0, 0], [width, 0], [width, height], [0, height]], float))
+    corners = _grid_corners(Hm, width, height)
     u = corners[1] - corners[0]
     v = corners[3] - corners[0]
     if u[0] * v[1] - u[1] * v[0] > 0:      # mirrored: swap the file direction
@@ -1189,8 +1200,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
         if ("lab", h) not in memo:
-            small = cv2.resize(frame_bgr, (w, h), interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
-            memo[("lab", h)] = _lab(small)
+            memo[("lab", h)] = _lab_at(frame_bgr, gray, scale)
         return memo[("lab", h)]
     refused = memo.setdefault(("refused", h, kernel), [])
     finer = memo.setdefault(("finer", h, kernel), {})
@@ -1205,8 +1215,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             closer = min(1.0, 2 * scale)
             gray2 = _gray_at(frame_bgr, closer)
             if "lab" not in finer:
-                small = cv2.resize(frame_bgr, gray2.shape[::-1], interpolation=cv2.INTER_AREA) if closer < 1 else frame_bgr
-                finer["lab"] = (_lab(small), np.diag([closer / scale, closer / scale, 1.0]))
+                finer["lab"] = (_lab_at(frame_bgr, gray2, closer), np.diag([closer / scale, closer / scale, 1.0]))
             finer[face] = (_dilate(line_image(gray2, light_lines(face), kernel)), finer["lab"][1])
         lab2, up = finer["lab"][0], finer[face][1]
         return _passes(extent_measures(lab2, finer[face][0], up @ Hm, na, nb), config)
@@ -1240,7 +1249,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             sr = _score(dil, Hr, na, nb)
             if sr < s:
                 Hr, sr = Hm, s
-            corners = _project(Hr, np.array([[0, 0], [na, 0], [na, nb], [0, nb]], float))
+            corners = _grid_corners(Hr, na, nb)
             tol = 0.25 * np.linalg.norm(corners[1] - corners[0]) / na
             if np.any(corners < -tol) or np.any(corners > np.array([w, h]) + tol):
                 continue
@@ -1393,14 +1402,13 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
     score, Hm = max((_score(dil, Hm, na, nb), Hm), (_score(dil, refined, na, nb), refined), key=lambda t: t[0])
     if found is None or found[0] <= score:
         return (score, face, Hm, na, nb), gray, scale
-    corners = _project(Hm, np.array([[0, 0], [na, 0], [na, nb], [0, nb]], float))
-    other = _project(found[2], np.array([[0, 0], [found[3], 0], [found[3], found[4]], [0, found[4]]], float))
+    corners = _grid_corners(Hm, na, nb)
+    other = _grid_corners(*found[2:5])
     cell = np.linalg.norm(corners[1] - corners[0]) / na
     apart = np.sqrt(((corners[:, None] - other[None]) ** 2).sum(axis=-1)).min(axis=1).max()
     if found[1] == face and apart < 0.3 * cell:
         return found, gray, scale                    # the same grid, placed better
-    small = cv2.resize(frame_bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA) if scale < 1 else frame_bgr
-    lab = _lab(small)
+    lab = _lab_at(frame_bgr, gray, scale)
     dil_found = dil if found[1] == face else _dilate(line_image(gray, light_lines(found[1]), config.kernel))
     weakest = extent_measures(lab, dil_found, found[2], found[3], found[4])["line"]
     if weakest >= extent_measures(lab, dil, Hm, na, nb)["line"]:
