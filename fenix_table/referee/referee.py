@@ -36,7 +36,7 @@ from . import events as ev
 from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate,
                       Candidates, Decision, common_plies, decide, every_ply_shows,
                       evidence_gaps, fingertips, landing_evidence, narrowed, ply_evidence,
-                      read_board, search)
+                      read_board, search, unshadowed)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -158,6 +158,7 @@ class Referee:
         self._open: Optional[List[Candidate]] = None
         self._draw_offer: Optional[str] = None
         self._changes: Dict[str, float] = {}   # the camera's change evidence, last reading
+        self._weighed: Dict[str, float] = {}   # ... less what grown stacks' shadows explain
         self._reached: Tuple[str, ...] = ()     # cells a hand covered last before it
         # (position before, token) -> the camera's evidence for that ply, while it is open.
         self._evidence: Dict[Tuple[str, str], float] = {}
@@ -232,6 +233,8 @@ class Referee:
         reading = read_board(observation, self.position.cells, self.min_confidence, self._masked)
         self._last_reading = reading
         self._changes = getattr(observation, "changes", None) or {}
+        self._weighed = unshadowed(self._changes, self.position.size, reading.colors,
+                                   getattr(observation, "shadow", None))
         self._reached = tuple(getattr(observation, "reached", ()) or ())
         events += self._interpret(reading, observation, frame)
         return events
@@ -271,7 +274,7 @@ class Referee:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
             self._remember_evidence(decision.options)
-            options = narrowed(decision.options, self._changes, self._reached)
+            options = narrowed(decision.options, self._weighed, self._reached)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
         if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
@@ -556,7 +559,7 @@ class Referee:
                     continue
                 position = self._position_after(cand.moves, n, before)
                 last = n == len(cand.moves) - 1
-                score = ply_evidence(move, position.size, self._changes,
+                score = ply_evidence(move, position.size, self._weighed,
                                      tips[position.side] if last and not cand.pending else ())
                 if score is None:
                     continue
@@ -793,7 +796,7 @@ class Referee:
         if not cells:
             cells = {c for cand in options for m in cand.moves for c in m.path}
         moves = tuple(sorted(" ".join(c.tokens) for c in options))
-        scores = landing_evidence(options, self._changes, self._reached)
+        scores = landing_evidence(options, self._weighed, self._reached)
         if scores is not None:
             # Offer the likeliest first and point at the few stacks the camera saw change
             # most (and where the hand was last), not at every candidate.

@@ -332,3 +332,31 @@ def test_a_ply_the_camera_said_nothing_about_stays_open_until_the_recording_ends
     assert sorted((first.move,) + first.alternatives) == sorted(
         m.token for m in legal_moves(start)
         if m.path[0] == "a1" and m.token not in ("a1-b1", "a1-c1"))
+
+
+def test_a_stack_in_the_landing_stacks_longer_shadow_does_not_hold_the_ply_open():
+    # Shadows fall toward the next file: d2 lies in c2's shadow, which grew with the
+    # stone put on c2, and changed by 0.7 of c2's change.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    changes = {"c2": 20.0, "d2": 0.7 * 20.0}
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(1.0, 0.0)))
+    assert [e.kind for e in events][:1] == ["move_committed"] and ref.moves == ["a1-c2"]
+    # Where the board does not show which way shadows fall, the neighbour is a rival.
+    ref, start = started()
+    events = ref.observe(seen(after, 1, changes))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_the_stack_casting_the_shadow_is_taken_over_the_one_it_falls_on():
+    # c3 lies in b3's shadow: what b3's longer shadow explains of c3's change (0.8 of
+    # b3's) is no evidence for c3, and b3 clearly changed most.
+    ref, start = started()
+    after = apply(start, "e1-b3")
+    changes = {"b3": 12.0, "c3": 14.0}
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(1.0, 0.0)))
+    assert [e.kind for e in events][:1] == ["move_committed"] and ref.moves == ["e1-b3"]
+    # Shadows falling the other way: b3 lies in c3's, and c3 is taken.
+    ref, start = started()
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(-1.0, 0.0)))
+    assert ref.moves == ["e1-c3"]
