@@ -35,7 +35,7 @@ from ..rules.replay import Replay
 from . import events as ev
 from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate,
                       Candidates, Decision, common_plies, decide, every_ply_shows,
-                      evidence_gaps, fingertips, landing_evidence, narrowed, ply_evidence,
+                      evidence_gaps, hand_cells, landing_evidence, narrowed, ply_evidence,
                       read_board, search, unshadowed)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
@@ -550,7 +550,7 @@ class Referee:
         board of its own) keeps what an earlier board said of it, if anything."""
         before: Dict[Tuple[str, ...], Position] = {(): self.position}
         fpns: Dict[int, str] = {}
-        tips = {side: fingertips(self._reached, side) for side in ("red", "black")}
+        hands = {side: hand_cells(self._reached, side) for side in ("red", "black")}
         for index, cand in enumerate(options):
             start = new_from[index] if new_from is not None else 0
             for n in range(start, len(cand.moves)):
@@ -560,7 +560,7 @@ class Referee:
                 position = self._position_after(cand.moves, n, before)
                 last = n == len(cand.moves) - 1
                 score = ply_evidence(move, position.size, self._weighed,
-                                     tips[position.side] if last and not cand.pending else ())
+                                     hands[position.side] if last and not cand.pending else None)
                 if score is None:
                     continue
                 fpn = fpns.get(id(position))

@@ -360,3 +360,32 @@ def test_the_stack_casting_the_shadow_is_taken_over_the_one_it_falls_on():
     ref, start = started()
     events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(-1.0, 0.0)))
     assert ref.moves == ["e1-c3"]
+
+
+def test_a_stack_beside_or_just_beyond_the_fingertips_is_helped_by_the_hand_too():
+    from fenix_table.referee.tracker import HAND_NEAR_BONUS
+
+    # Red's fingertips were last over b2; c2 (beside) and b3 (one beyond) are where the
+    # stone went about as often as b2 itself, c1 (behind) much less.
+    for landing in ("c2", "b3"):
+        ref, start = started()
+        after = apply(start, f"a1-{landing}")
+        rival = (CHANGE_MIN + 2 + HAND_NEAR_BONUS) / CHANGE_DOMINANCE - 0.25
+        changes = {landing: CHANGE_MIN + 2, "e1": rival}
+        obs = dataclasses.replace(seen(after, 1, changes), reached=("a1", "b1", "b2"))
+        assert ref.observe(obs)[0].kind == "move_committed" and ref.moves == [f"a1-{landing}"]
+    ref, start = started()
+    after = apply(start, "a1-c1")
+    changes = {"c1": CHANGE_MIN + 2, "e1": (CHANGE_MIN + 2 + HAND_NEAR_BONUS) / CHANGE_DOMINANCE - 0.25}
+    obs = dataclasses.replace(seen(after, 1, changes), reached=("a1", "b1", "b2"))
+    assert [e.kind for e in ref.observe(obs)] == ["move_ambiguous"]
+
+
+def test_a_stack_that_did_not_grow_casts_no_longer_shadow():
+    # b3 changed, but too little for a stone put on it: c3, in its shadow, keeps its own
+    # change and is offered first.
+    ref, start = started()
+    after = apply(start, "e1-c3")
+    changes = {"b3": CHANGE_MIN - 1, "c3": CHANGE_MIN - 0.5}
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(1.0, 0.0)))
+    assert [e.kind for e in events] == ["move_ambiguous"] and events[0].moves[0] == "e1-c3"
