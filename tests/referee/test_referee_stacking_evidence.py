@@ -389,3 +389,19 @@ def test_a_stack_that_did_not_grow_casts_no_longer_shadow():
     changes = {"b3": CHANGE_MIN - 1, "c3": CHANGE_MIN - 0.5}
     events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(1.0, 0.0)))
     assert [e.kind for e in events] == ["move_ambiguous"] and events[0].moves[0] == "e1-c3"
+
+
+def test_a_shadow_reaches_the_neighbours_across_the_sides_not_across_the_corner():
+    # Light falling toward the next file and rank at once: c3 and b4 (across b3's sides)
+    # may lie in b3's longer shadow, c4 (across its corner) is too far.
+    diagonal = (0.5 ** 0.5, 0.5 ** 0.5)
+    ref, start = started()
+    after = apply(start, "e1-b3")
+    events = ref.observe(dataclasses.replace(seen(after, 1, {"b3": 12.0, "c3": 14.0}),
+                                             shadow=diagonal))
+    assert events[0].kind == "move_ambiguous" and events[0].moves[0] == "e1-b3"
+    ref, start = started()
+    after = apply(start, "e1-c4")
+    events = ref.observe(dataclasses.replace(seen(after, 1, {"b3": 12.0, "c4": 14.0}),
+                                             shadow=diagonal))
+    assert events[0].kind == "move_ambiguous" and events[0].moves[0] == "e1-c4"
