@@ -405,3 +405,19 @@ def test_a_shadow_reaches_the_neighbours_across_the_sides_not_across_the_corner(
     events = ref.observe(dataclasses.replace(seen(after, 1, {"b3": 12.0, "c4": 14.0}),
                                              shadow=diagonal))
     assert events[0].kind == "move_ambiguous" and events[0].moves[0] == "e1-c4"
+
+
+def test_a_rival_next_to_the_emptied_cell_is_weighed_less_its_share_of_the_lifted_shadow():
+    # Red put a1 on c2. a2, next to a1, changed too: the lifted stone's shadow left it.
+    # Weighed as the ranking weighs it (less that share), a2 is no rival to c2's change.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    assert "a1-a2" in {m.token for m in legal_moves(start)}
+    rival = (CHANGE_MIN + 5) / CHANGE_DOMINANCE + 1.0
+    assert rival - (CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN) < (CHANGE_MIN + 5) / CHANGE_DOMINANCE
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 5, "a2": rival}))
+    assert events[0].kind == "move_committed" and ref.moves == ["a1-c2"]
+    # The same change on a rival away from the emptied cell still holds the ply open.
+    ref, start = started()
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 5, "e1": rival}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
