@@ -609,7 +609,14 @@ class Referee:
                 if not (force or (beyond and not self.asking)) or \
                         len(options) == 1 and not force:
                     break
-                firsts = sorted(firsts, key=lambda t: (-self._evidence.get((fpn, t), 0.0), t))
+                # The likeliest first ply is that of the likeliest history: a later ply's
+                # evidence speaks for the earlier plies that make it legal.
+                memo: Dict[Tuple[str, ...], Position] = {(): self.position}
+                history = {}
+                for o in options:
+                    history[o.tokens[0]] = max(history.get(o.tokens[0], float("-inf")),
+                                               self._history_evidence(o, memo))
+                firsts = sorted(firsts, key=lambda t: (-history[t], -self._evidence.get((fpn, t), 0.0), t))
                 chosen, alternatives = firsts[0], tuple(firsts[1:])
                 options = [o for o in options if o.tokens[0] == chosen]
                 common = 1

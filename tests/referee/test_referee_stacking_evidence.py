@@ -421,3 +421,22 @@ def test_a_rival_next_to_the_emptied_cell_is_weighed_less_its_share_of_the_lifte
     ref, start = started()
     events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 5, "e1": rival}))
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_with_nobody_to_ask_a_later_plys_evidence_picks_the_earlier_ply_that_makes_it_legal():
+    # Red's a6 went onto e2, faintly seen and leaning to d2 (already a General); later
+    # Red's b5 made d2 a King. Had a6 gone onto d2, b5 could not have: the history the
+    # camera speaks for most is a6-e2 then b5-d2, not a6-d2 then the best of the rest.
+    ref, board = tracking()
+    plies = [("a1-d2", {"d2": CHANGE_NEXT_TO_EMPTIED + 5}), ("g8-e7", {"e7": CHANGE_NEXT_TO_EMPTIED + 5}),
+             ("a6-e2", {"e2": 3.0, "d2": 4.0}), ("f8-f7", {"f7": CHANGE_NEXT_TO_EMPTIED + 5}),
+             ("b5-d2", {"d2": CHANGE_MIN - 1})]
+    events = []
+    for frame, (token, changes) in enumerate(plies, start=1):
+        board = apply(board, token)
+        events += ref.observe(seen(board, frame, changes))
+    events += ref.settle()
+    committed = [(e.move, e.uncertain) for e in events if e.kind == "move_committed"]
+    assert committed == [("a1-d2", False), ("g8-e7", False), ("a6-e2", True),
+                         ("f8-f7", False), ("b5-d2", True)]
+    assert ref.position == board
