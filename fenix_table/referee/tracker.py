@@ -516,18 +516,27 @@ def ply_evidence(move, size: str, changes: Mapping[str, float],
     the generator's games support (a larger one picked no more plies right there); on
     the independent renderer the shadow gives more (its game 28 still records f7-g7 for
     f7-d6: g7 changed 13.8, d6 9.4)."""
-    from ..board import neighbours
 
     if not move.stacking:
         return None
-    frm, landing = move.path[0], move.path[-1]
+    landing = move.path[-1]
     hand = hand or {}
     score = changes.get(landing)
     if score is None and (changes or not hand):
         return None
-    if score is not None and frm in neighbours(size, landing):
-        score -= CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN
+    if score is not None:
+        score -= _lifted_share(move, size)
     return (score or 0.0) + _hand_bonus(landing, hand)
+
+
+def _lifted_share(move, size: str) -> float:
+    """The share of a stack's change the lifted stone's shadow explains when stacking ply
+    ``move`` lands next to the cell it emptied (what :data:`CHANGE_NEXT_TO_EMPTIED` asks
+    beyond :data:`CHANGE_MIN`), else 0."""
+    from ..board import neighbours
+
+    adjacent = move.path[0] in neighbours(size, move.path[-1])
+    return CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN if adjacent else 0.0
 
 
 def _mover_hand(options: Sequence[Candidate], reached: Sequence[str]) -> Dict[str, float]:
@@ -561,8 +570,9 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     # shadow leaving a stack next to the emptied cell explains part of its change. The
     # chosen stack's own change counts whole: next to the emptied cell it must reach
     # CHANGE_NEXT_TO_EMPTIED instead.
-    weighed = [ply_evidence(cand.moves[-1], size, {cand.moves[-1].path[-1]: score}, hand)
-               for cand, score in zip(options, changed)]
+    rivals = [score - _lifted_share(cand.moves[-1], size) for cand, score in zip(options, changed)]
+    weighed = [rival + _hand_bonus(cand.moves[-1].path[-1], hand)
+               for cand, rival in zip(options, rivals)]
     order = sorted(range(len(options)), key=lambda i: -weighed[i])
     chosen = options[order[0]]
     own = changed[order[0]]        # the hand only helps a change stand out, never makes one
@@ -574,10 +584,10 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     if own < CHANGE_MIN or (own < CHANGE_NEXT_TO_EMPTIED and
                             emptied in neighbours(size, chosen.moves[-1].path[-1])):
         return None
-    near = set(neighbours(chosen.position.size, chosen.moves[-1].path[-1]))
+    near = set(neighbours(size, chosen.moves[-1].path[-1]))
     if any(cand.moves[-1].path[-1] in near and
-           score >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * own)
-           for cand, score in zip(options, changed)):
+           rival >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * own)
+           for cand, rival in zip(options, rivals)):
         return None
     return chosen
 

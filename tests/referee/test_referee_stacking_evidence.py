@@ -251,7 +251,7 @@ def test_a_stack_read_as_before_is_still_taken_when_it_is_the_one_that_changed()
 
 
 def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
-    # Red's a1 went onto c2: c2 changed most, but b2 beside it too, so the ply stays open.
+    # Red's a1 went onto c2: c2 changed most, but c3 beside it too, so the ply stays open.
     # On the next board the camera reads c2 one stone high still: by heights every
     # history through a1-c2 is out. The change favoured it, so they stay open, and with
     # nobody to ask the likeliest is a1-c2 (uncertain), not the best of the rest.
@@ -261,7 +261,7 @@ def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
         board = Position.start("7x8")
         ref.observe(observe_placement(board.stacks(), "7x8", 0))
         board = apply(board, "a1-c2")
-        ref.observe(seen(board, 1, {"c2": CHANGE_MIN + 3, "b2": CHANGE_MIN - 1}))
+        ref.observe(seen(board, 1, {"c2": CHANGE_MIN + 3, "c3": CHANGE_MIN - 1}))
         board = apply(board, "g8-e7")
         obs = observe_placement(board.stacks(), "7x8", 2, heights=False, overrides=misread)
         scores = {cell: 0.0 for cell in obs.cells}
@@ -271,7 +271,7 @@ def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
 
     committed = played({"c2": ("red", 1)})
     assert [e.move for e in committed] == ["a1-c2", "g8-e7"]
-    assert committed[0].uncertain and "a1-b2" in committed[0].alternatives
+    assert committed[0].uncertain and "a1-c3" in committed[0].alternatives
     # A height read right agrees with the change: the same record.
     assert [e.move for e in played({"c2": ("red", 2)})] == ["a1-c2", "g8-e7"]
 
@@ -440,3 +440,19 @@ def test_with_nobody_to_ask_a_later_plys_evidence_picks_the_earlier_ply_that_mak
     assert committed == [("a1-d2", False), ("g8-e7", False), ("a6-e2", True),
                          ("f8-f7", False), ("b5-d2", True)]
     assert ref.position == board
+
+
+def test_a_neighbour_of_the_landing_beside_the_emptied_cell_counts_less_the_lifted_shadow():
+    # Red put a1 on c2; b2, beside both, changed a little over half as much: the lifted
+    # stone's shadow left it, which explains that much, so it does not hold the ply open.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    own = CHANGE_MIN + 13
+    beside = CHANGE_NEIGHBOUR_SHARE * own + 1.0
+    assert beside - (CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN) < CHANGE_NEIGHBOUR_SHARE * own
+    ref.observe(seen(after, 1, {"c2": own, "b2": beside}))
+    assert ref.moves == ["a1-c2"]
+    # c3 is beside c2 only: the same change there holds it open.
+    ref, start = started()
+    events = ref.observe(seen(after, 1, {"c2": own, "c3": beside}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
