@@ -319,6 +319,7 @@ class RenderedTally(Tally):
     recorded_right: int = 0       # ... whose token is the game's at that ply
     failures: List[str] = field(default_factory=list)       # stacking plies not seen right
     evidence_ms: List[float] = field(default_factory=list)  # stack_changes per call
+    shadow_ms: List[float] = field(default_factory=list)    # shadow_direction per call
 
 
 def _kind_of(truth: Game, index: int) -> Optional[str]:
@@ -582,7 +583,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     """
     import cv2
 
-    from fenix_table.vision.evidence import stack_changes
+    from fenix_table.vision.evidence import shadow_direction, stack_changes
     from fenix_table.board import dimensions
 
     tallies = {mode: RenderedTally() for mode in modes}
@@ -647,6 +648,9 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                     began = time.thread_time()
                     stack_changes(stills[0][0], stills[1][0], width, height, stills[1][1])
                     tallies[modes[0]].evidence_ms.append((time.thread_time() - began) * 1000)
+                    began = time.thread_time()
+                    shadow_direction(stills[1][0], width, height, stills[1][1])
+                    tallies[modes[0]].shadow_ms.append((time.thread_time() - began) * 1000)
             finally:
                 cv2.setNumThreads(threads)
         if progress:
@@ -708,6 +712,11 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
               f"{len(ranked)} calls): median {statistics.median(ranked):.2f} ms, "
               f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms (target <= 3 ms; "
               f"it runs only on stable frames)")
+    if tally.shadow_ms:
+        ranked = sorted(tally.shadow_ms)
+        print(f"... and for the way shadows fall (vision.evidence.shadow_direction, the same "
+              f"frames, once per still board, {len(ranked)} calls): median "
+              f"{statistics.median(ranked):.2f} ms, p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms")
     if tally.game_seconds:
         print(f"seconds per rendered game (render + vision + referee, both modes): mean "
               f"{statistics.fmean(tally.game_seconds):.1f}, max {max(tally.game_seconds):.1f}")

@@ -35,8 +35,8 @@ from ..rules.replay import Replay
 from . import events as ev
 from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate,
                       Candidates, Decision, common_plies, decide, every_ply_shows,
-                      evidence_gaps, fingertips, landing_evidence, narrowed, ply_evidence,
-                      read_board, search)
+                      evidence_gaps, hand_cells, landing_evidence, narrowed, ply_evidence,
+                      read_board, search, unshadowed)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -158,6 +158,7 @@ class Referee:
         self._open: Optional[List[Candidate]] = None
         self._draw_offer: Optional[str] = None
         self._changes: Dict[str, float] = {}   # the camera's change evidence, last reading
+        self._weighed: Dict[str, float] = {}   # ... less what grown stacks' shadows explain
         self._reached: Tuple[str, ...] = ()     # cells a hand covered last before it
         # (position before, token) -> the camera's evidence for that ply, while it is open.
         self._evidence: Dict[Tuple[str, str], float] = {}
@@ -232,6 +233,8 @@ class Referee:
         reading = read_board(observation, self.position.cells, self.min_confidence, self._masked)
         self._last_reading = reading
         self._changes = getattr(observation, "changes", None) or {}
+        self._weighed = unshadowed(self._changes, self.position.size, reading.colors,
+                                   getattr(observation, "shadow", None))
         self._reached = tuple(getattr(observation, "reached", ()) or ())
         events += self._interpret(reading, observation, frame)
         return events
@@ -271,7 +274,7 @@ class Referee:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
             self._remember_evidence(decision.options)
-            options = narrowed(decision.options, self._changes, self._reached)
+            options = narrowed(decision.options, self._weighed, self._reached)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
         if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
@@ -547,7 +550,7 @@ class Referee:
         board of its own) keeps what an earlier board said of it, if anything."""
         before: Dict[Tuple[str, ...], Position] = {(): self.position}
         fpns: Dict[int, str] = {}
-        tips = {side: fingertips(self._reached, side) for side in ("red", "black")}
+        hands = {side: hand_cells(self._reached, side) for side in ("red", "black")}
         for index, cand in enumerate(options):
             start = new_from[index] if new_from is not None else 0
             for n in range(start, len(cand.moves)):
@@ -556,8 +559,8 @@ class Referee:
                     continue
                 position = self._position_after(cand.moves, n, before)
                 last = n == len(cand.moves) - 1
-                score = ply_evidence(move, position.size, self._changes,
-                                     tips[position.side] if last and not cand.pending else ())
+                score = ply_evidence(move, position.size, self._weighed,
+                                     hands[position.side] if last and not cand.pending else None)
                 if score is None:
                     continue
                 fpn = fpns.get(id(position))
@@ -606,7 +609,14 @@ class Referee:
                 if not (force or (beyond and not self.asking)) or \
                         len(options) == 1 and not force:
                     break
-                firsts = sorted(firsts, key=lambda t: (-self._evidence.get((fpn, t), 0.0), t))
+                # The likeliest first ply is that of the likeliest history: a later ply's
+                # evidence speaks for the earlier plies that make it legal.
+                memo: Dict[Tuple[str, ...], Position] = {(): self.position}
+                history = {}
+                for o in options:
+                    history[o.tokens[0]] = max(history.get(o.tokens[0], float("-inf")),
+                                               self._history_evidence(o, memo))
+                firsts = sorted(firsts, key=lambda t: (-history[t], -self._evidence.get((fpn, t), 0.0), t))
                 chosen, alternatives = firsts[0], tuple(firsts[1:])
                 options = [o for o in options if o.tokens[0] == chosen]
                 common = 1
@@ -793,7 +803,7 @@ class Referee:
         if not cells:
             cells = {c for cand in options for m in cand.moves for c in m.path}
         moves = tuple(sorted(" ".join(c.tokens) for c in options))
-        scores = landing_evidence(options, self._changes, self._reached)
+        scores = landing_evidence(options, self._weighed, self._reached)
         if scores is not None:
             # Offer the likeliest first and point at the few stacks the camera saw change
             # most (and where the hand was last), not at every candidate.

@@ -31,7 +31,7 @@ from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, layout_labels
-from .evidence import stack_changes
+from .evidence import shadow_direction, stack_changes
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
@@ -88,6 +88,7 @@ class Vision:
         self._still = None
         self._still_colors: Optional[Tuple[str, ...]] = None
         self._before = None
+        self._shadow: Optional[Tuple[float, float]] = None   # as the current still board shows
         # Cells under the hand in the latest frame with one, and as it was when the
         # current still board began.
         self._reached: Tuple[str, ...] = ()
@@ -192,7 +193,9 @@ class Vision:
             self._before, self._still_colors = self._still, colors
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
-        stable = replace(stable, reached=self._still_reached)
+            self._shadow = shadow_direction(self._still, *dimensions(self.calibration.board),
+                                            colors)
+        stable = replace(stable, reached=self._still_reached, shadow=self._shadow)
         if self._before is None:
             return stable
         width, height = dimensions(self.calibration.board)

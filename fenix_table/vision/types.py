@@ -37,6 +37,10 @@ class Observation:
     #: Stable observations only: the cells a hand covered in the last frame with a hand
     #: before this still board (where a stone was last put down, as far as seen).
     reached: Tuple[str, ...] = ()
+    #: Stable observations only: the way the stacks' shadows fall on the board, a unit
+    #: vector in (file, rank) steps, or None when the still board does not show it
+    #: (:func:`fenix_table.vision.evidence.shadow_direction`).
+    shadow: Optional[Tuple[float, float]] = None
 
     def placement(self) -> Dict[str, Tuple[str, Optional[int]]]:
         """Occupied cells as ``{cell: (colour, height or None)}``."""

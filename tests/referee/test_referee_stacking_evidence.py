@@ -251,7 +251,7 @@ def test_a_stack_read_as_before_is_still_taken_when_it_is_the_one_that_changed()
 
 
 def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
-    # Red's a1 went onto c2: c2 changed most, but b2 beside it too, so the ply stays open.
+    # Red's a1 went onto c2: c2 changed most, but c3 beside it too, so the ply stays open.
     # On the next board the camera reads c2 one stone high still: by heights every
     # history through a1-c2 is out. The change favoured it, so they stay open, and with
     # nobody to ask the likeliest is a1-c2 (uncertain), not the best of the rest.
@@ -261,7 +261,7 @@ def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
         board = Position.start("7x8")
         ref.observe(observe_placement(board.stacks(), "7x8", 0))
         board = apply(board, "a1-c2")
-        ref.observe(seen(board, 1, {"c2": CHANGE_MIN + 3, "b2": CHANGE_MIN - 1}))
+        ref.observe(seen(board, 1, {"c2": CHANGE_MIN + 3, "c3": CHANGE_MIN - 1}))
         board = apply(board, "g8-e7")
         obs = observe_placement(board.stacks(), "7x8", 2, heights=False, overrides=misread)
         scores = {cell: 0.0 for cell in obs.cells}
@@ -271,7 +271,7 @@ def test_a_height_misread_later_does_not_rule_out_the_ply_the_change_favoured():
 
     committed = played({"c2": ("red", 1)})
     assert [e.move for e in committed] == ["a1-c2", "g8-e7"]
-    assert committed[0].uncertain and "a1-b2" in committed[0].alternatives
+    assert committed[0].uncertain and "a1-c3" in committed[0].alternatives
     # A height read right agrees with the change: the same record.
     assert [e.move for e in played({"c2": ("red", 2)})] == ["a1-c2", "g8-e7"]
 
@@ -332,3 +332,127 @@ def test_a_ply_the_camera_said_nothing_about_stays_open_until_the_recording_ends
     assert sorted((first.move,) + first.alternatives) == sorted(
         m.token for m in legal_moves(start)
         if m.path[0] == "a1" and m.token not in ("a1-b1", "a1-c1"))
+
+
+def test_a_stack_in_the_landing_stacks_longer_shadow_does_not_hold_the_ply_open():
+    # Shadows fall toward the next file: d2 lies in c2's shadow, which grew with the
+    # stone put on c2, and changed by 0.7 of c2's change.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    changes = {"c2": 20.0, "d2": 0.7 * 20.0}
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(1.0, 0.0)))
+    assert [e.kind for e in events][:1] == ["move_committed"] and ref.moves == ["a1-c2"]
+    # Where the board does not show which way shadows fall, the neighbour is a rival.
+    ref, start = started()
+    events = ref.observe(seen(after, 1, changes))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_the_stack_casting_the_shadow_is_taken_over_the_one_it_falls_on():
+    # c3 lies in b3's shadow: what b3's longer shadow explains of c3's change (0.8 of
+    # b3's) is no evidence for c3, and b3 clearly changed most.
+    ref, start = started()
+    after = apply(start, "e1-b3")
+    changes = {"b3": 12.0, "c3": 14.0}
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(1.0, 0.0)))
+    assert [e.kind for e in events][:1] == ["move_committed"] and ref.moves == ["e1-b3"]
+    # Shadows falling the other way: b3 lies in c3's, and c3 is taken.
+    ref, start = started()
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(-1.0, 0.0)))
+    assert ref.moves == ["e1-c3"]
+
+
+def test_a_stack_beside_or_just_beyond_the_fingertips_is_helped_by_the_hand_too():
+    from fenix_table.referee.tracker import HAND_NEAR_BONUS
+
+    # Red's fingertips were last over b2; c2 (beside) and b3 (one beyond) are where the
+    # stone went about as often as b2 itself, c1 (behind) much less.
+    for landing in ("c2", "b3"):
+        ref, start = started()
+        after = apply(start, f"a1-{landing}")
+        rival = (CHANGE_MIN + 2 + HAND_NEAR_BONUS) / CHANGE_DOMINANCE - 0.25
+        changes = {landing: CHANGE_MIN + 2, "e1": rival}
+        obs = dataclasses.replace(seen(after, 1, changes), reached=("a1", "b1", "b2"))
+        assert ref.observe(obs)[0].kind == "move_committed" and ref.moves == [f"a1-{landing}"]
+    ref, start = started()
+    after = apply(start, "a1-c1")
+    changes = {"c1": CHANGE_MIN + 2, "e1": (CHANGE_MIN + 2 + HAND_NEAR_BONUS) / CHANGE_DOMINANCE - 0.25}
+    obs = dataclasses.replace(seen(after, 1, changes), reached=("a1", "b1", "b2"))
+    assert [e.kind for e in ref.observe(obs)] == ["move_ambiguous"]
+
+
+def test_a_stack_that_did_not_grow_casts_no_longer_shadow():
+    # b3 changed, but too little for a stone put on it: c3, in its shadow, keeps its own
+    # change and is offered first.
+    ref, start = started()
+    after = apply(start, "e1-c3")
+    changes = {"b3": CHANGE_MIN - 1, "c3": CHANGE_MIN - 0.5}
+    events = ref.observe(dataclasses.replace(seen(after, 1, changes), shadow=(1.0, 0.0)))
+    assert [e.kind for e in events] == ["move_ambiguous"] and events[0].moves[0] == "e1-c3"
+
+
+def test_a_shadow_reaches_the_neighbours_across_the_sides_not_across_the_corner():
+    # Light falling toward the next file and rank at once: c3 and b4 (across b3's sides)
+    # may lie in b3's longer shadow, c4 (across its corner) is too far.
+    diagonal = (0.5 ** 0.5, 0.5 ** 0.5)
+    ref, start = started()
+    after = apply(start, "e1-b3")
+    events = ref.observe(dataclasses.replace(seen(after, 1, {"b3": 12.0, "c3": 14.0}),
+                                             shadow=diagonal))
+    assert events[0].kind == "move_ambiguous" and events[0].moves[0] == "e1-b3"
+    ref, start = started()
+    after = apply(start, "e1-c4")
+    events = ref.observe(dataclasses.replace(seen(after, 1, {"b3": 12.0, "c4": 14.0}),
+                                             shadow=diagonal))
+    assert events[0].kind == "move_ambiguous" and events[0].moves[0] == "e1-c4"
+
+
+def test_a_rival_next_to_the_emptied_cell_is_weighed_less_its_share_of_the_lifted_shadow():
+    # Red put a1 on c2. a2, next to a1, changed too: the lifted stone's shadow left it.
+    # Weighed as the ranking weighs it (less that share), a2 is no rival to c2's change.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    assert "a1-a2" in {m.token for m in legal_moves(start)}
+    rival = (CHANGE_MIN + 5) / CHANGE_DOMINANCE + 1.0
+    assert rival - (CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN) < (CHANGE_MIN + 5) / CHANGE_DOMINANCE
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 5, "a2": rival}))
+    assert events[0].kind == "move_committed" and ref.moves == ["a1-c2"]
+    # The same change on a rival away from the emptied cell still holds the ply open.
+    ref, start = started()
+    events = ref.observe(seen(after, 1, {"c2": CHANGE_MIN + 5, "e1": rival}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_with_nobody_to_ask_a_later_plys_evidence_picks_the_earlier_ply_that_makes_it_legal():
+    # Red's a6 went onto e2, faintly seen and leaning to d2 (already a General); later
+    # Red's b5 made d2 a King. Had a6 gone onto d2, b5 could not have: the history the
+    # camera speaks for most is a6-e2 then b5-d2, not a6-d2 then the best of the rest.
+    ref, board = tracking()
+    plies = [("a1-d2", {"d2": CHANGE_NEXT_TO_EMPTIED + 5}), ("g8-e7", {"e7": CHANGE_NEXT_TO_EMPTIED + 5}),
+             ("a6-e2", {"e2": 3.0, "d2": 4.0}), ("f8-f7", {"f7": CHANGE_NEXT_TO_EMPTIED + 5}),
+             ("b5-d2", {"d2": CHANGE_MIN - 1})]
+    events = []
+    for frame, (token, changes) in enumerate(plies, start=1):
+        board = apply(board, token)
+        events += ref.observe(seen(board, frame, changes))
+    events += ref.settle()
+    committed = [(e.move, e.uncertain) for e in events if e.kind == "move_committed"]
+    assert committed == [("a1-d2", False), ("g8-e7", False), ("a6-e2", True),
+                         ("f8-f7", False), ("b5-d2", True)]
+    assert ref.position == board
+
+
+def test_a_neighbour_of_the_landing_beside_the_emptied_cell_counts_less_the_lifted_shadow():
+    # Red put a1 on c2; b2, beside both, changed a little over half as much: the lifted
+    # stone's shadow left it, which explains that much, so it does not hold the ply open.
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    own = CHANGE_MIN + 13
+    beside = CHANGE_NEIGHBOUR_SHARE * own + 1.0
+    assert beside - (CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN) < CHANGE_NEIGHBOUR_SHARE * own
+    ref.observe(seen(after, 1, {"c2": own, "b2": beside}))
+    assert ref.moves == ["a1-c2"]
+    # c3 is beside c2 only: the same change there holds it open.
+    ref, start = started()
+    events = ref.observe(seen(after, 1, {"c2": own, "c3": beside}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []

@@ -130,3 +130,30 @@ def test_a_shadow_on_one_side_of_a_stack_is_not_its_change_but_a_shifted_top_dis
     # The shadow covers three of e5's eight rim sectors: less than a third of d5's change,
     # so the referee's neighbour rule does not doubt d5 for it.
     assert changes["e5"] < 0.3 * changes["d5"]
+
+
+def _start_shadow(board, azimuth, ambient):
+    """The shadow direction vision finds on the generator's start position lit from
+    ``azimuth`` (degrees, board coordinates), as an angle in degrees (None: none found)."""
+    import math
+
+    from fenix_tools.sim import random_scene as scene_of
+
+    nrng = np.random.default_rng(3)
+    scene = replace(scene_of(nrng, board, image_size=(960, 720), hard=False, hand=False),
+                    light_azimuth_deg=azimuth, light_elevation_deg=45.0, ambient=ambient)
+    camera = TableCamera(board, scene, seed=3)
+    table = PhysicalBoard.from_position(Position.start(board), nrng, 0.05, 0.0)
+    vision = Vision(board=board, stable_frames=3)
+    stable = [vision.process(camera.frame(table)[0], i).stable for i in range(4)]
+    shadow = [obs for obs in stable if obs is not None][-1].shadow
+    return None if shadow is None else math.degrees(math.atan2(shadow[1], shadow[0]))
+
+
+def test_a_still_boards_stacks_show_which_way_their_shadows_fall():
+    for board, azimuth in (("7x8", 0.0), ("9x9", 130.0)):
+        found = _start_shadow(board, azimuth, ambient=0.4)
+        away = (azimuth + 180.0) % 360.0
+        assert found is not None and abs((found - away + 180.0) % 360.0 - 180.0) < 45.0
+    # Light from everywhere casts no shadow to find.
+    assert _start_shadow("7x8", 0.0, ambient=1.0) is None
