@@ -203,3 +203,13 @@ def test_a_separable_net_started_from_a_plain_one_reads_as_it_does_where_its_ker
         W.copy_(torch.randn(out, ins, 1, 1) * torch.randn(1, ins, 3, 3))
         separable.load_state_dict(separable_state(torch, plain.state_dict()))
         assert np.allclose(separable(x)[0].numpy(), plain(x)[0].numpy(), atol=1e-4)
+
+
+def test_distillation_is_nothing_when_the_net_reads_as_its_teacher_and_grows_as_it_departs():
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import distillation
+    teacher = torch.tensor([[4.0, 0.0, -2.0], [0.0, 3.0, 1.0]])
+    assert float(distillation(torch, teacher.clone(), teacher)) == pytest.approx(0.0, abs=1e-6)
+    near = float(distillation(torch, teacher + torch.tensor([[0.0, 1.0, 0.0]]), teacher))
+    far = float(distillation(torch, teacher + torch.tensor([[0.0, 4.0, 0.0]]), teacher))
+    assert 0 < near < far

@@ -221,6 +221,15 @@ def augment(torch, x):
     return x
 
 
+def distillation(torch, logits, teacher_logits, T: float = 2.0):
+    """How far the net's readings are from the teacher's, both softened at temperature
+    ``T`` (the KL divergence, times T squared so its gradients keep their scale): the
+    teacher's near misses say which cells look alike, which the labels alone do not."""
+    F = torch.nn.functional
+    return F.kl_div(F.log_softmax(logits / T, dim=1), F.softmax(teacher_logits / T, dim=1),
+                    reduction="batchmean") * T * T
+
+
 def logits_of(torch, net, X: np.ndarray, batch: int = 4096) -> np.ndarray:
     out = []
     with torch.no_grad():
@@ -333,6 +342,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--init", help="start from this checkpoint's weights (fine-tuning)")
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--arch", default="plain", choices=ARCHS, help="see make_net")
+    parser.add_argument("--teacher", help="a plain net's checkpoint whose readings the net also learns (distillation)")
+    parser.add_argument("--kd", type=float, default=0.5, help="the teacher's share of the loss")
     parser.add_argument("--out", default=MODEL_OUT)
     parser.add_argument("--head-out", default=HEAD_OUT)
     args = parser.parse_args(list(argv))
@@ -369,7 +380,13 @@ def main(argv: Sequence[str] = ()) -> int:
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
     ckdir = os.path.join(args.root, "checkpoints")
     os.makedirs(ckdir, exist_ok=True)
+    teacher = None
+    if args.teacher:
+        teacher = make_net("plain")
+        teacher.load_state_dict(torch.load(args.teacher)["net"])
+        teacher.eval().requires_grad_(False)
     tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
+           + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
            + (f"-ft-{os.path.basename(args.init)[:-3]}" if args.init else ""))
     first = 0
     done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-[0-9][0-9][0-9].pt")))
@@ -393,7 +410,10 @@ def main(argv: Sequence[str] = ()) -> int:
         for i in range(0, len(order), batch):
             idx = order[i:i + batch]
             xb = augment(torch, torch.from_numpy(X[idx].astype(np.float32))).contiguous()
-            loss = loss_fn(net(xb)[0], torch.from_numpy(y[idx]))
+            logits = net(xb)[0]
+            loss = loss_fn(logits, torch.from_numpy(y[idx]))
+            if teacher is not None:
+                loss = (1 - args.kd) * loss + args.kd * distillation(torch, logits, teacher(xb)[0])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -415,7 +435,8 @@ def main(argv: Sequence[str] = ()) -> int:
     init = f"--init {os.path.basename(args.init)} --lr {args.lr} " if args.init else f"--lr {args.lr} "
     note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
-            f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}")
+            f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
+            + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
     export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
     return 0
