@@ -21,13 +21,20 @@ preferred side: the lamp and the camera may stand anywhere).
 
 The shipped model started from generator-only weights (``train.py`` as of 322537e,
 ``--epochs 3 --copies 1`` on seed 101's 400 rooms: ``cnn-s0-e3-c1-n322840-002.pt``; with
-this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then:
+this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then, with
+the pbr train rooms of run seed 1 (``pbr-train.npz``) and of run seed 3
+(``pbr-train3.npz``, ``data pbr --name pbr-train3``), each but its held-out fold:
 
-    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 \
-        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt              # + every pbr train room
+    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 --threads 1 \
+        --train 'sim-101-*.npz,pbr-train*.npz' \
+        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt
 
-Its files are that run's last checkpoint (``...-n322840-002-007.pt``) through
-:func:`export`, at the temperature the run fitted (1.0558).
+Its files are that run's last checkpoint (``cnn-plain-s0-e8-g0.5-p3x730-ft-...-007.pt``)
+through :func:`export`, at the temperature the run fitted (1.0708). It was chosen by
+:mod:`.pooling` (generator seeds 77 and 78, 100 scenes each; both pbr folds; and the
+first 46 rooms of run seed 4, ``fenix_tools.pbr.make --split train --seed 4``, trained on by
+no model) over the model before it and three others (that model fine-tuned on the same
+data; ``--arch separable`` with and without a teacher).
 
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
@@ -329,7 +336,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description="train, calibrate and export the cell CNN")
     parser.add_argument("--root", default=ROOT)
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--train", default="sim-101-*.npz,pbr-train.npz", help="patch files (globs, comma-separated)")
+    parser.add_argument("--train", default="sim-101-*.npz,pbr-train*.npz", help="patch files (globs, comma-separated)")
     parser.add_argument("--held-out", default="sim-201-*.npz", help="generated rooms held out (tuning)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sim-share", type=float, default=0.5, help="share of the generated frames drawn each epoch")
