@@ -40,11 +40,12 @@ class ReaderConfig:
     # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
     # perceptron's) out of the box and once a start frame has calibrated the room. Tuned
     # by fenix_tools.cnn.pooling on tuning data only (generator seeds 77 and 78, 200
-    # scenes, true grids; the held-out fold of pbr train rooms), cells wrong at weight
-    # 0 / 0.5 / 0.65 / 0.8 / 1: out of the box (the CNN refitting its last layer to each
-    # frame), generator 0.46 / 0.24 / 0.28 / 0.31 / 0.45%, pbr fold 4.40 / 1.45 / 0.74 /
-    # 0.11 / 0.11%; calibrated (generator only: the pbr train rooms have no start frame)
-    # 0.13 / 0.08 / 0.08 / 0.11 / 0.27%.
+    # scenes, true grids; the held-out folds of pbr train rooms, run seeds 1-3; the first
+    # 46 pbr train rooms of run seed 4, trained on by no model), cells wrong at weight 0 / 0.5 /
+    # 0.65 / 0.8 / 1: out of the box (the CNN refitting its last layer to each frame),
+    # generator 0.46 / 0.23 / 0.23 / 0.29 / 0.41%, pbr folds 4.17 / 1.58 / 0.87 / 0.38 /
+    # 0.31%, pbr seed 4 3.84 / 1.87 / 0.90 / 0.10 / 0.03%; calibrated (generator only: the
+    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%.
     cnn_weight: float = 0.8
     cnn_weight_calibrated: float = 0.65
     heights: HeightConfig = DEFAULT_HEIGHTS

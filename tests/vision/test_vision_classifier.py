@@ -145,13 +145,14 @@ def test_a_calibration_with_a_cnn_room_round_trips(tmp_path):
         Calibration.load(str(path))
 
 
-def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path):
+@pytest.mark.parametrize("arch", ["plain", "separable"])
+def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path, arch):
     """The training tool's export, run through the package's classifier, gives the
     torch model's logits and features."""
     torch = pytest.importorskip("torch")
     from fenix_tools.cnn.train import export, make_net
     torch.manual_seed(0)
-    net = make_net().eval()
+    net = make_net(arch).eval()
     model, head = tmp_path / "m.onnx", tmp_path / "m.json"
     export(torch, net, 1.7, str(model), str(head), "test")
     clf = CnnClassifier(str(model), str(head))
@@ -180,3 +181,35 @@ def test_a_first_layer_over_pixel_blocks_gives_the_strided_layers_outputs(kernel
         got = layer(torch.from_numpy(net_input(patches, blocks))).numpy()
     assert got.shape == want.shape
     assert np.allclose(got, want, atol=1e-5)
+
+
+def test_a_separable_net_started_from_a_plain_one_reads_as_it_does_where_its_kernels_allow():
+    """separable_state splits the plain net's third layer per input channel into one
+    spatial kernel and one weight per output: where those kernels are rank one (here
+    made so) the separable net gives the plain net's logits; where they are not, it
+    differs (the split is an approximation, not a copy)."""
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import make_net, separable_state
+    torch.manual_seed(4)
+    plain = make_net("plain").eval()
+    patches = np.random.default_rng(4).integers(0, 255, (20, PATCH, PATCH, 3), dtype=np.uint8)
+    x = torch.from_numpy(net_input(patches))
+    separable = make_net("separable").eval()
+    separable.load_state_dict(separable_state(torch, plain.state_dict()))
+    with torch.no_grad():
+        assert not np.allclose(separable(x)[0].numpy(), plain(x)[0].numpy(), atol=1e-3)
+        W = plain.body[4].weight
+        out, ins = W.shape[:2]
+        W.copy_(torch.randn(out, ins, 1, 1) * torch.randn(1, ins, 3, 3))
+        separable.load_state_dict(separable_state(torch, plain.state_dict()))
+        assert np.allclose(separable(x)[0].numpy(), plain(x)[0].numpy(), atol=1e-4)
+
+
+def test_distillation_is_nothing_when_the_net_reads_as_its_teacher_and_grows_as_it_departs():
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import distillation
+    teacher = torch.tensor([[4.0, 0.0, -2.0], [0.0, 3.0, 1.0]])
+    assert float(distillation(torch, teacher.clone(), teacher)) == pytest.approx(0.0, abs=1e-6)
+    near = float(distillation(torch, teacher + torch.tensor([[0.0, 1.0, 0.0]]), teacher))
+    far = float(distillation(torch, teacher + torch.tensor([[0.0, 4.0, 0.0]]), teacher))
+    assert 0 < near < far

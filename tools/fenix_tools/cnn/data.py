@@ -4,6 +4,8 @@ based renderer's frames, :func:`pbr_chunk`), cut by the package's own rectifier 
 
     PYTHONPATH=tools python -m fenix_tools.cnn.data sim --seed 101 --rooms 400 [--chunk 25]
     PYTHONPATH=tools python -m fenix_tools.cnn.data pbr --split train
+    PYTHONPATH=tools python -m fenix_tools.cnn.data pbr --split train \
+        --frames-root /work/data/locator4/pbr/frames --name pbr-train3     # run seed 3's rooms
 
 Per generated room (both faces, 1280x960 mostly, some 640x480 and 1920x1080, the widened
 rooms of :func:`fenix_tools.training.training_scene`): the start
@@ -199,6 +201,7 @@ def main(argv: Sequence[str] = ()) -> int:
     p = sub.add_parser("pbr", help="the physically based renderer's frames")
     p.add_argument("--split", default="train")
     p.add_argument("--frames-root", default="/work/data/pbr/frames")
+    p.add_argument("--name", help="the patch file's name (default pbr-SPLIT): one file per run of rooms")
     parser.add_argument("--root", default=ROOT)
     args = parser.parse_args(list(argv))
     out = os.path.join(args.root, "patches")
@@ -211,7 +214,7 @@ def main(argv: Sequence[str] = ()) -> int:
             sim_chunk(args.seed, index, args.chunk, path)
             print(f"wrote {path}", flush=True)
     else:
-        path = os.path.join(out, f"pbr-{args.split}.npz")
+        path = os.path.join(out, f"{args.name or 'pbr-' + args.split}.npz")
         n = pbr_chunk(args.split, args.frames_root, path)
         print(f"wrote {path} ({n} frames)")
     return 0

@@ -4,7 +4,7 @@ of physically based train rooms :mod:`.train` holds out (never the eval split, n
 independent renderer).
 
     PYTHONPATH=tools python -m fenix_tools.cnn.pooling [--seeds 77] [--scenes 60] \\
-        [--model cell_cnn.onnx,OTHER.onnx]
+        [--model cell_cnn.onnx,OTHER.onnx] [--frames-root /work/data/pbr/frames,OTHER_RUN/frames]
 
 Several models (``--model``, comma-separated, each with its ``.json`` beside it) are
 scored on the same frames: which to ship, and at which weights.
@@ -130,7 +130,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--seeds", default="77", help="generator tuning seeds, comma-separated")
     parser.add_argument("--scenes", type=int, default=60)
     parser.add_argument("--size", default="1280x960")
-    parser.add_argument("--frames-root", default="/work/data/pbr/frames")
+    parser.add_argument("--frames-root", default="/work/data/pbr/frames",
+                        help="physically based frame roots, comma-separated (one per run of train rooms)")
     parser.add_argument("--pbr-every", type=int, default=5, help="the fold train.py held out")
     parser.add_argument("--model", default=MODEL_PATH, help="models (.onnx, comma-separated; each .json beside)")
     args = parser.parse_args(list(argv))
@@ -138,12 +139,14 @@ def main(argv: Sequence[str] = ()) -> int:
     models = [m for m in args.model.split(",") if m]
     clfs = [CnnClassifier(m, m[:-len(".onnx")] + ".json") for m in models]
     size = tuple(int(v) for v in args.size.split("x"))
-    labels = ("generator, out of the box", "generator, calibrated", "pbr train fold, out of the box")
+    roots = [r for r in args.frames_root.split(",") if os.path.isdir(os.path.join(r, "train"))]
+    labels = ["generator, out of the box", "generator, calibrated"]
+    labels += [f"pbr train fold of {root}, out of the box" for root in roots]
     sets: Dict[str, List[Readings]] = {label: [Readings() for _ in clfs] for label in labels}
     for seed in (int(s) for s in args.seeds.split(",") if s):
         generated(clfs, seed, args.scenes, size, sets[labels[0]], sets[labels[1]])
-    if os.path.isdir(os.path.join(args.frames_root, "train")):
-        physically_based(clfs, args.frames_root, args.pbr_every, sets[labels[2]])
+    for root, label in zip(roots, labels[2:]):
+        physically_based(clfs, root, args.pbr_every, sets[label])
     for k, model in enumerate(models):
         print(f"model {model}; pooled P_cnn^w P_perceptron^(1-w), cell errors:")
         for label in labels:

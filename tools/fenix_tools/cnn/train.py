@@ -21,13 +21,20 @@ preferred side: the lamp and the camera may stand anywhere).
 
 The shipped model started from generator-only weights (``train.py`` as of 322537e,
 ``--epochs 3 --copies 1`` on seed 101's 400 rooms: ``cnn-s0-e3-c1-n322840-002.pt``; with
-this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then:
+this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then, with
+the pbr train rooms of run seed 1 (``pbr-train.npz``) and of run seed 3
+(``pbr-train3.npz``, ``data pbr --name pbr-train3``), each but its held-out fold:
 
-    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 \
-        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt              # + every pbr train room
+    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 --threads 1 \
+        --train 'sim-101-*.npz,pbr-train*.npz' \
+        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt
 
-Its files are that run's last checkpoint (``...-n322840-002-007.pt``) through
-:func:`export`, at the temperature the run fitted (1.0558).
+Its files are that run's last checkpoint (``cnn-plain-s0-e8-g0.5-p3x730-ft-...-007.pt``)
+through :func:`export`, at the temperature the run fitted (1.0708). It was chosen by
+:mod:`.pooling` (generator seeds 77 and 78, 100 scenes each; both pbr folds; and the
+first 46 rooms of run seed 4, ``fenix_tools.pbr.make --split train --seed 4``, trained on by
+no model) over the model before it and three others (that model fine-tuned on the same
+data; ``--arch separable`` with and without a teacher).
 
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
@@ -156,22 +163,30 @@ def epoch_inputs(seed: int, epoch: int, sim: Sequence[Frame], pbr: Sequence[Fram
     return inputs(frames, rng, relit)
 
 
-def make_net():
+ARCHS = ("plain", "separable")
+
+
+def make_net(arch: str = "plain"):
     import torch.nn as nn
 
     class CellNet(nn.Module):
         """Three 3x3 conv layers (16, 32, 32 channels; the first two with stride two, the
         last pooled: 24 -> 3 px), a 32-wide feature layer, and the last layer a room
-        refits. About 0.57 M multiply-adds per cell: strided convolutions rather than
-        pooled ones halve the time of the 81 cells of a 9x9 frame under cv2.dnn
-        (10 -> 5.6 ms on one core here)."""
+        refits. "plain": about 0.57 M multiply-adds per cell (strided convolutions rather
+        than pooled ones halve the time of the 81 cells of a 9x9 frame under cv2.dnn,
+        10 -> 5.6 ms on one core here). "separable": the third layer depthwise then
+        pointwise (0.29 M), 2.9 -> 1.6 ms for those 81 cells."""
 
         def __init__(self):
             super().__init__()
+            if arch == "separable":
+                third = [nn.Conv2d(32, 32, 3, padding=1, groups=32), nn.Conv2d(32, 32, 1)]
+            else:
+                third = [nn.Conv2d(32, 32, 3, padding=1)]
             self.body = nn.Sequential(
                 nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
                 nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(),
-                nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                *third, nn.ReLU(), nn.MaxPool2d(2),
                 nn.Flatten(), nn.Linear(32 * (PATCH // 8) ** 2, FEATURES), nn.ReLU())
             self.head = nn.Linear(FEATURES, len(CLASSES))
 
@@ -179,7 +194,29 @@ def make_net():
             f = self.body(x)
             return self.head(f), f
 
+    if arch not in ARCHS:
+        raise ValueError(f"unknown architecture {arch!r} (one of {', '.join(ARCHS)})")
     return CellNet()
+
+
+def separable_state(torch, plain: dict) -> dict:
+    """A "plain" net's weights for a "separable" one: every layer copied but the third,
+    which becomes per input channel the best rank-one split of its 3x3 kernels into one
+    spatial kernel (depthwise) and one weight per output (pointwise), by the SVD; the
+    same net where those kernels are rank one, and a close start where they are not."""
+    W, b = plain["body.4.weight"], plain["body.4.bias"]
+    out, ins = W.shape[:2]
+    depth = torch.zeros(ins, 1, 3, 3)
+    point = torch.zeros(out, ins, 1, 1)
+    for i in range(ins):
+        U, S, Vt = torch.linalg.svd(W[:, i].reshape(out, 9), full_matrices=False)
+        depth[i, 0] = (Vt[0] * S[0].sqrt()).reshape(3, 3)
+        point[:, i, 0, 0] = U[:, 0] * S[0].sqrt()
+    state = {k: v for k, v in plain.items() if not k.startswith("body.4.")}
+    for k in [k for k in state if k.startswith("body.") and int(k.split(".")[1]) > 4]:
+        state[f"body.{int(k.split('.')[1]) + 1}.{k.split('.', 2)[2]}"] = state.pop(k)
+    state.update({"body.4.weight": depth, "body.4.bias": torch.zeros(ins), "body.5.weight": point, "body.5.bias": b})
+    return state
 
 
 def augment(torch, x):
@@ -189,6 +226,15 @@ def augment(torch, x):
     if bool(torch.randint(0, 2, (1,))):
         x = torch.flip(x, (3,))
     return x
+
+
+def distillation(torch, logits, teacher_logits, T: float = 2.0):
+    """How far the net's readings are from the teacher's, both softened at temperature
+    ``T`` (the KL divergence, times T squared so its gradients keep their scale): the
+    teacher's near misses say which cells look alike, which the labels alone do not."""
+    F = torch.nn.functional
+    return F.kl_div(F.log_softmax(logits / T, dim=1), F.softmax(teacher_logits / T, dim=1),
+                    reduction="batchmean") * T * T
 
 
 def logits_of(torch, net, X: np.ndarray, batch: int = 4096) -> np.ndarray:
@@ -290,7 +336,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description="train, calibrate and export the cell CNN")
     parser.add_argument("--root", default=ROOT)
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--train", default="sim-101-*.npz,pbr-train.npz", help="patch files (globs, comma-separated)")
+    parser.add_argument("--train", default="sim-101-*.npz,pbr-train*.npz", help="patch files (globs, comma-separated)")
     parser.add_argument("--held-out", default="sim-201-*.npz", help="generated rooms held out (tuning)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sim-share", type=float, default=0.5, help="share of the generated frames drawn each epoch")
@@ -302,6 +348,9 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", help="start from this checkpoint's weights (fine-tuning)")
     parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--arch", default="plain", choices=ARCHS, help="see make_net")
+    parser.add_argument("--teacher", help="a plain net's checkpoint whose readings the net also learns (distillation)")
+    parser.add_argument("--kd", type=float, default=0.5, help="the teacher's share of the loss")
     parser.add_argument("--out", default=MODEL_OUT)
     parser.add_argument("--head-out", default=HEAD_OUT)
     args = parser.parse_args(list(argv))
@@ -325,9 +374,12 @@ def main(argv: Sequence[str] = ()) -> int:
     Xh, yh = inputs(load_frames(held_files))
     print(f"training frames: {len(sim)} generated (a {args.sim_share} share each epoch), {len(pbr)} physically "
           f"based x {args.pbr_copies}; held out {len(yh)} generated cells, {len(yp)} physically based", flush=True)
-    net = make_net()
+    net = make_net(args.arch)
     if args.init:
-        net.load_state_dict(torch.load(args.init)["net"])
+        state = torch.load(args.init)["net"]
+        if args.arch == "separable" and "body.5.weight" not in state:
+            state = separable_state(torch, state)
+        net.load_state_dict(state)
         net.eval()
         print(error_line(torch, net, "before: held-out generated", Xh, yh) + ", "
               + error_line(torch, net, "physically based", Xp, yp), flush=True)
@@ -335,7 +387,13 @@ def main(argv: Sequence[str] = ()) -> int:
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
     ckdir = os.path.join(args.root, "checkpoints")
     os.makedirs(ckdir, exist_ok=True)
-    tag = (f"cnn-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
+    teacher = None
+    if args.teacher:
+        teacher = make_net("plain")
+        teacher.load_state_dict(torch.load(args.teacher)["net"])
+        teacher.eval().requires_grad_(False)
+    tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
+           + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
            + (f"-ft-{os.path.basename(args.init)[:-3]}" if args.init else ""))
     first = 0
     done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-[0-9][0-9][0-9].pt")))
@@ -359,7 +417,10 @@ def main(argv: Sequence[str] = ()) -> int:
         for i in range(0, len(order), batch):
             idx = order[i:i + batch]
             xb = augment(torch, torch.from_numpy(X[idx].astype(np.float32))).contiguous()
-            loss = loss_fn(net(xb)[0], torch.from_numpy(y[idx]))
+            logits = net(xb)[0]
+            loss = loss_fn(logits, torch.from_numpy(y[idx]))
+            if teacher is not None:
+                loss = (1 - args.kd) * loss + args.kd * distillation(torch, logits, teacher(xb)[0])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -379,9 +440,10 @@ def main(argv: Sequence[str] = ()) -> int:
     print(f"temperature {T:.3f}: held-out ECE {100 * ece(softmax(L), yt):.3f}% -> "
           f"{100 * ece(softmax(L / T), yt):.3f}%, NLL {nll(L, yt, 1.0):.4f} -> {nll(L, yt, T):.4f}", flush=True)
     init = f"--init {os.path.basename(args.init)} --lr {args.lr} " if args.init else f"--lr {args.lr} "
-    note = (f"trained by python -m fenix_tools.cnn.train --epochs {args.epochs} --seed {args.seed} "
+    note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
-            f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}")
+            f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
+            + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
     export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
     return 0
