@@ -242,7 +242,7 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     the maximum across their line, the line direction taken from the Hessian. Strong
     means above ``percentile`` of the ridge strength and above ``floor`` times the
     strongest ridges."""
-    sm = cv2.GaussianBlur(lines, (0, 0), 1.0)
+    sm = _smooth(lines)
     lxx = cv2.Sobel(sm, cv2.CV_32F, 2, 0, ksize=3)
     lyy = cv2.Sobel(sm, cv2.CV_32F, 0, 2, ksize=3)
     lxy = cv2.Sobel(sm, cv2.CV_32F, 1, 1, ksize=3)
@@ -652,13 +652,16 @@ _SMOOTH: List[Tuple[np.ndarray, np.ndarray]] = []
 
 
 def _smooth(lines: np.ndarray) -> np.ndarray:
-    """The line image blurred for :func:`_ridge_points`; the last one is kept, as one
-    search refines many grids in the same line image."""
-    last = _SMOOTH[0] if _SMOOTH else None
-    if last is None or last[0] is not lines:
-        last = (lines, cv2.GaussianBlur(lines, (0, 0), 1.0))
-        _SMOOTH[:] = [last]
-    return last[1]
+    """The line image blurred for :func:`_ridges` and :func:`_ridge_points`; the last
+    two are kept (one per face), as a search finds lines in a line image and then
+    refines many grids in it."""
+    kept = list(_SMOOTH)
+    for seen, blurred in kept:
+        if seen is lines:
+            return blurred
+    blurred = cv2.GaussianBlur(lines, (0, 0), 1.0)
+    _SMOOTH[:] = [(lines, blurred)] + kept[:1]
+    return blurred
 
 
 def _refine(lines: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2,
@@ -1242,8 +1245,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         """The face's line image, its dilation, its candidates (score, homography, na, nb)
         best first, and the crossing polarity of those looked at so far, by rank."""
         if face not in rankings:
-            lines = line_image(gray, light_lines(face), kernel)
-            dil = _dilate(lines)
+            if ("lines", face, h, kernel) not in memo:
+                lines = line_image(gray, light_lines(face), kernel)
+                memo[("lines", face, h, kernel)] = (lines, _dilate(lines))
+            lines, dil = memo[("lines", face, h, kernel)]
             key = ("families", face, h, kernel, min_run)
             if key not in memo:
                 memo[key] = _line_families(lines, config, min_run)
