@@ -30,6 +30,9 @@ all wider than the kernel. Then, per polarity:
    past the board's edge or a stripe of a cloth.
 
 The face is the polarity (and, for 7x8, the axis assignment) whose pattern fits best.
+The face whose best candidate shows its line polarity at more crossings is searched
+first, and a crisp grid there ends the search; within a face, a candidate that is the
+same grid as one already looked at (a line found twice) is not looked at again.
 Orientation comes from the stones when the frame shows the start position (Red's camp
 triangle at a1); otherwise a1 is a guess and ``oriented`` is False.
 """
