@@ -1386,10 +1386,14 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
     keep the swap whose weakest line is clearly stronger, if it sits on a board; or one
     whose weakest line is as strong and that fits the lines clearly better than
     ``score`` (a grid skewed across the board under a hand, its far lines in the
-    margin and the hand's shadow, shows much of each line near one corner)."""
-    here = extent_measures(lab, dil, Hm, na, nb)["line"]
-    if here > 1.0 - config.swap_line:
-        return None                 # every line shows well: no swap can show clearly better
+    margin and the hand's shadow, shows much of each line near one corner); or one
+    whose weakest line is as strong, that fits the lines about as well, and whose
+    margin is clearly more board-like (a title's column of letters beside the grid can
+    show along most of its length: beyond it lies the board's edge, not its margin)."""
+    measures = extent_measures(lab, dil, Hm, na, nb)
+    here, margin = measures["line"], measures["margin"]
+    if here > 1.0 - config.swap_line and margin > 1.0 - config.margin_gain:
+        return None                 # every line and the margin show well: no swap can show clearly better
     best = None
     for dx in (0, na - nb):
         for dy in (0, nb - na):
@@ -1403,8 +1407,11 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
             if not _passes(m, config):
                 continue
             fit = _score(dil, moved, nb, na)
-            if ((m["line"] >= here + config.swap_line or (m["line"] >= here and fit >= score + config.clearly_better))
-                    and (best is None or (m["line"], fit) > best[:2])):
+            better = (m["line"] >= here + config.swap_line
+                      or (m["line"] >= here and fit >= score + config.clearly_better)
+                      or (m["line"] >= here and fit >= score - config.near_tie
+                          and m["margin"] >= margin + config.margin_gain))
+            if better and (best is None or (m["line"], fit) > best[:2]):
                 best = (m["line"], fit, moved)
     return None if best is None else best[1:]
 
