@@ -30,6 +30,9 @@ all wider than the kernel. Then, per polarity:
    past the board's edge or a stripe of a cloth.
 
 The face is the polarity (and, for 7x8, the axis assignment) whose pattern fits best.
+The face whose best candidate shows its line polarity at more crossings is searched
+first, and a crisp grid there ends the search; within a face, a candidate that is the
+same grid as one already looked at (a line found twice) is not looked at again.
 Orientation comes from the stones when the frame shows the start position (Red's camp
 triangle at a1); otherwise a1 is a guess and ``oriented`` is False.
 """
@@ -66,6 +69,10 @@ class LocateConfig:
     crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity
     min_agreement: float = 0.7       # ... below this share the face is in doubt: no board
     sure_fit: float = 0.45           # grid_fit above this: do not try the other face
+    clear_face: float = 0.85         # ... which goes first unless the first face's best candidate
+                                     # shows its line polarity at fewer crossings than this
+                                     # and the other face's shows it at more
+    same_grid: float = 0.1           # candidates whose corners lie within this share of a cell: one grid
     closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too
     min_line: float = 0.3            # a board: its least visible line shows along this share at least
                                      # (near the crossings and halfway between them),
@@ -238,7 +245,7 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     the maximum across their line, the line direction taken from the Hessian. Strong
     means above ``percentile`` of the ridge strength and above ``floor`` times the
     strongest ridges."""
-    sm = cv2.GaussianBlur(lines, (0, 0), 1.0)
+    sm = _smooth(lines)
     lxx = cv2.Sobel(sm, cv2.CV_32F, 2, 0, ksize=3)
     lyy = cv2.Sobel(sm, cv2.CV_32F, 0, 2, ksize=3)
     lxy = cv2.Sobel(sm, cv2.CV_32F, 1, 1, ksize=3)
@@ -276,10 +283,6 @@ def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floo
     # Strongest first, each line once: the same line comes back with a slightly other
     # rho and theta, or with theta + pi and rho negated.
     rho, theta = found[:, 0], found[:, 1]
-    dt = np.abs(theta[:, None] - theta[None, :])
-    same = (np.abs(rho[:, None] - rho[None, :]) < 5) & (dt < 0.05)
-    flipped = (np.abs(rho[:, None] + rho[None, :]) < 5) & (np.abs(dt - math.pi) < 0.05)
-    dup = same | flipped
     gone = np.zeros(len(found), bool)
     kept: List[int] = []
     for k in range(len(found)):
@@ -288,7 +291,9 @@ def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floo
         kept.append(k)
         if len(kept) >= config.max_lines:
             break
-        gone |= dup[k]
+        dt = np.abs(theta[k] - theta)
+        gone |= (((np.abs(rho[k] - rho) < 5) & (dt < 0.05))
+                 | ((np.abs(rho[k] + rho) < 5) & (np.abs(dt - math.pi) < 0.05)))
     return found[kept]
 
 
@@ -308,7 +313,7 @@ def _families(hough: np.ndarray, config: LocateConfig) -> List[Tuple[np.ndarray,
     def near(a, b, tol):
         d = np.abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
         return d < tol
-    support = np.array([votes[near(theta, g, spread / 2)].sum() for g in grid])
+    support = np.where(near(theta[None, :], grid[:, None], spread / 2), votes[None, :], 0).sum(axis=1)
     peaks: List[float] = []
     for j in np.argsort(-support):
         if support[j] <= 0 or len(peaks) == 4:
@@ -630,24 +635,43 @@ def _line_through(points: np.ndarray) -> np.ndarray:
 def _homography_from_lines(fa: Dict[int, np.ndarray], fb: Dict[int, np.ndarray]) -> Optional[np.ndarray]:
     """Board -> image homography from the two families' fitted lines (by index), through
     their crossings; None with fewer than eight crossings."""
-    src, dst = [], []
-    for i, la in fa.items():
-        for j, lb in fb.items():
-            p = _intersect(la, lb)
-            if p is not None:
-                src.append((i, j))
-                dst.append(p)
+    if not fa or not fb:
+        return None
+    # Every crossing at once, in the order of :func:`_intersect` taken line by line.
+    a, b = np.array(list(fa.values()))[:, None, :], np.array(list(fb.values()))[None, :, :]
+    det = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    crossing = np.abs(det) >= 1e-6
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dst = np.stack([(a[..., 2] * b[..., 1] - a[..., 1] * b[..., 2]) / det,
+                        (a[..., 0] * b[..., 2] - a[..., 2] * b[..., 0]) / det], -1)[crossing]
+    src = np.stack(np.meshgrid(list(fa), list(fb), indexing="ij"), -1)[crossing]
     if len(src) < 8:
         return None
-    new, _ = cv2.findHomography(np.array(src, np.float32), np.array(dst, np.float32), cv2.LMEDS)
+    new, _ = cv2.findHomography(src.astype(np.float32), dst.astype(np.float32), cv2.LMEDS)
     return new
+
+
+_SMOOTH: List[Tuple[np.ndarray, np.ndarray]] = []
+
+
+def _smooth(lines: np.ndarray) -> np.ndarray:
+    """The line image blurred for :func:`_ridges` and :func:`_ridge_points`; the last
+    two are kept (one per face), as a search finds lines in a line image and then
+    refines many grids in it."""
+    kept = list(_SMOOTH)
+    for seen, blurred in kept:
+        if seen is lines:
+            return blurred
+    blurred = cv2.GaussianBlur(lines, (0, 0), 1.0)
+    _SMOOTH[:] = [(lines, blurred)] + kept[:1]
+    return blurred
 
 
 def _refine(lines: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2,
             step: float = 0.02) -> np.ndarray:
     """Snap every predicted grid line to the line image and refit the homography from the
     refitted lines' intersections. ``step``: sample spacing across a line, in cells."""
-    smooth = cv2.GaussianBlur(lines, (0, 0), 1.0)
+    smooth = _smooth(lines)
     for _ in range(rounds):
         fa = {i: _line_through(p) for i, p in _ridge_points(smooth, Hm, na, nb, 0, step).items()}
         fb = {i: _line_through(p) for i, p in _ridge_points(smooth, Hm, nb, na, 1, step).items()}
@@ -1219,32 +1243,77 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             finer[face] = (_dilate(line_image(gray2, light_lines(face), kernel)), finer["lab"][1])
         lab2, up = finer["lab"][0], finer[face][1]
         return _passes(extent_measures(lab2, finer[face][0], up @ Hm, na, nb), config)
+    rankings: Dict[str, Tuple] = {}
+    def ranking(face: str):
+        """The face's line image, its dilation, its candidates (score, homography, na, nb)
+        best first, and the crossing polarity of those looked at so far, by rank."""
+        if face not in rankings:
+            if ("lines", face, h, kernel) not in memo:
+                lines = line_image(gray, light_lines(face), kernel)
+                memo[("lines", face, h, kernel)] = (lines, _dilate(lines))
+            lines, dil = memo[("lines", face, h, kernel)]
+            key = ("families", face, h, kernel, min_run)
+            if key not in memo:
+                memo[key] = _line_families(lines, config, min_run)
+            # Ranked coarsely first (a third of the samples), then the best few in full.
+            def ranked(candidates, per_cell):
+                """(score, homography, na, nb), best first (in the order given on a tie)."""
+                fits = np.zeros(len(candidates))
+                for shape in {(na, nb) for _, na, nb in candidates}:
+                    group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape]
+                    fits[group] = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
+                return [(fits[i], *candidates[i]) for i in np.argsort(-fits, kind="stable")]
+            coarse = ranked(list(_candidates(lines, face, config, memo[key])), 3)
+            rankings[face] = (lines, dil, ranked([c[1:] for c in coarse[:config.ranked]], 8), {})
+        return rankings[face]
+    def polarity(face: str, rank: int) -> Tuple[float, float]:
+        _, _, scored, known = ranking(face)
+        if rank not in known:
+            known[rank] = line_polarity(gray, *scored[rank][1:])
+        return known[rank]
+    def shown(face: str) -> float:
+        """The crossing agreement of the face's best candidate that shows the face's
+        line polarity; 0 when none does."""
+        scored = ranking(face)[2]
+        for rank in range(min(6, len(scored))):
+            if scored[rank][0] < config.weak_fit:
+                break
+            median, agreement = polarity(face, rank)
+            if (median > 0) == light_lines(face):
+                return agreement
+        return 0.0
+    # The face whose best candidates show its polarity at more crossings goes first: a
+    # crisp grid there spares the other face's checks, which cost the most where its
+    # candidates lie on the wrong face's grid (their crossings agree only by chance).
+    order = list(faces)
+    if len(order) == 2 and shown(order[0]) < config.clear_face and shown(order[1]) > shown(order[0]):
+        order.reverse()
     best = None
-    for face in faces:
-        lines = line_image(gray, light_lines(face), kernel)
-        dil = _dilate(lines)
-        key = ("families", face, h, kernel, min_run)
-        if key not in memo:
-            memo[key] = _line_families(lines, config, min_run)
-        found = memo[key]
-        # Ranked coarsely first (a third of the samples), then the best few in full.
-        def ranked(candidates, per_cell):
-            """(score, homography, na, nb), best first (in the order given on a tie)."""
-            fits = np.zeros(len(candidates))
-            for shape in {(na, nb) for _, na, nb in candidates}:
-                group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape]
-                fits[group] = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
-            return [(fits[i], *candidates[i]) for i in np.argsort(-fits, kind="stable")]
-        coarse = ranked(list(_candidates(lines, face, config, found)), 3)
-        scored = ranked([c[1:] for c in coarse[:config.ranked]], 8)
+    for face in order:
+        lines, dil, scored, _ = ranking(face)
         # The face must show its own line polarity at the crossings; refine the best two
         # candidates that do (refining is the expensive step).
         refined = rejected = 0
-        for s, Hm, na, nb in scored[:6]:
+        looked: List[list] = []          # [na, nb, corners before refining, counted as refined]
+        for rank, (s, Hm, na, nb) in enumerate(scored[:6]):
             if s < config.weak_fit:
                 break
-            if (line_polarity(gray, Hm, na, nb)[0] > 0) != light_lines(face):
+            if (polarity(face, rank)[0] > 0) != light_lines(face):
                 continue
+            # The same grid as one looked at already (a line the Hough transform found
+            # twice, or a line's two edges): it refines to that one, and ends the same.
+            before = _grid_corners(Hm, na, nb)
+            cell = np.linalg.norm(before[1] - before[0]) / na
+            same = [counted for a, b, c, counted in looked
+                    if (a, b) == (na, nb) and np.abs(c - before).max() < config.same_grid * cell]
+            if same:
+                if same[0]:
+                    refined += 1
+                    if refined >= 2:
+                        break
+                continue
+            this = [na, nb, before, False]
+            looked.append(this)
             Hr = _refine(lines, Hm, na, nb)
             sr = _score(dil, Hr, na, nb)
             if sr < s:
@@ -1287,10 +1356,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     sr, Hr = swapped
                     na, nb = nb, na
             refined += 1
-            polarity, agreement = line_polarity(gray, Hr, na, nb)
+            this[3] = True
+            median, agreement = line_polarity(gray, Hr, na, nb)
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
-            right = (polarity > 0) == light_lines(face) and agreement >= config.min_agreement
+            right = (median > 0) == light_lines(face) and agreement >= config.min_agreement
             if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
                 if best is None or sr > best[0]:
                     best = (sr, face, Hr, na, nb)
@@ -1316,10 +1386,14 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
     keep the swap whose weakest line is clearly stronger, if it sits on a board; or one
     whose weakest line is as strong and that fits the lines clearly better than
     ``score`` (a grid skewed across the board under a hand, its far lines in the
-    margin and the hand's shadow, shows much of each line near one corner)."""
-    here = extent_measures(lab, dil, Hm, na, nb)["line"]
-    if here > 1.0 - config.swap_line:
-        return None                 # every line shows well: no swap can show clearly better
+    margin and the hand's shadow, shows much of each line near one corner); or one
+    whose weakest line is as strong, that fits the lines about as well, and whose
+    margin is clearly more board-like (a title's column of letters beside the grid can
+    show along most of its length: beyond it lies the board's edge, not its margin)."""
+    measures = extent_measures(lab, dil, Hm, na, nb)
+    here, margin = measures["line"], measures["margin"]
+    if here > 1.0 - config.swap_line and margin > 1.0 - config.margin_gain:
+        return None                 # every line and the margin show well: no swap can show clearly better
     best = None
     for dx in (0, na - nb):
         for dy in (0, nb - na):
@@ -1333,8 +1407,11 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
             if not _passes(m, config):
                 continue
             fit = _score(dil, moved, nb, na)
-            if ((m["line"] >= here + config.swap_line or (m["line"] >= here and fit >= score + config.clearly_better))
-                    and (best is None or (m["line"], fit) > best[:2])):
+            better = (m["line"] >= here + config.swap_line
+                      or (m["line"] >= here and fit >= score + config.clearly_better)
+                      or (m["line"] >= here and fit >= score - config.near_tie
+                          and m["margin"] >= margin + config.margin_gain))
+            if better and (best is None or (m["line"], fit) > best[:2]):
                 best = (m["line"], fit, moved)
     return None if best is None else best[1:]
 

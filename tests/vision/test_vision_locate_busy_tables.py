@@ -150,3 +150,32 @@ def test_short_ridge_pieces_give_no_hough_lines_when_left_out():
     assert len(without) and (np.abs(theta(without) - 124.99) < 4).sum() == 0
     assert any(abs(t) < 1 or abs(t - 180) < 1 for t in theta(without))
     assert any(abs(t - 90) < 1 for t in theta(without))
+
+
+def refined_grids(monkeypatch):
+    """Every grid the locator refines, as (corners, cells across, cells along), the
+    real refinement running."""
+    from fenix_table.vision import locate
+    grids, refine = [], locate._refine
+    def counted(lines, Hm, na, nb, *args, **kwargs):
+        grids.append((locate._grid_corners(Hm, na, nb), na, nb))
+        return refine(lines, Hm, na, nb, *args, **kwargs)
+    monkeypatch.setattr(locate, "_refine", counted)
+    return grids
+
+
+@pytest.mark.parametrize("seed", [2, 10])
+def test_a_grid_is_refined_once_and_the_other_face_not_at_all(seed, monkeypatch):
+    # A 7x8 board on a busy table: the 9x9 face's candidates show light lines at only
+    # about half their crossings, the 7x8 face's at nearly all, so the 7x8 face is
+    # searched first and its crisp grid ends the search. Before, seed 10 refined eight
+    # 9x9 grids first, and both seeds refined the board's grid twice (found twice).
+    grids = refined_grids(monkeypatch)
+    bgr, truth = busy_frame(seed, "7x8")
+    cal = locate_board(bgr)
+    assert cal.board == "7x8"
+    assert corner_error(cal.corners, truth.corners) < cell_pixels(truth) / 3
+    assert grids and all(na != nb for _, na, nb in grids)
+    for k, (corners, na, nb) in enumerate(grids):
+        cell = np.linalg.norm(corners[1] - corners[0]) / na
+        assert not any((a, b) == (na, nb) and np.abs(c - corners).max() < 0.1 * cell for c, a, b in grids[:k])
