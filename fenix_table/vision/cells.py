@@ -38,21 +38,15 @@ class ReaderConfig:
     self_changed: float = 0.25          # share of cells the frame's own means may change
     classifier: str = "both"            # "cnn", "perceptron" (the features' net) or "both"
     # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
-    # perceptron's): out of the box on a light board (cnn_weight) and on a dark one, whose
-    # rectified frame's median lightness is below dark_board (L 0..100; black stones on a
-    # near-black face are where the CNN is least sure), and once a start frame has
-    # calibrated the room. Tuned by fenix_tools.cnn.pooling on tuning data only (generator
-    # seeds 77 and 78, 200 scenes, true grids; the held-out folds of pbr train rooms, run
-    # seeds 1-3; the 46 pbr train rooms of run seed 4, trained on by no model). Cells wrong
-    # out of the box (the CNN refitting its last layer to each frame), generator / pbr folds
-    # / pbr seed 4: one weight for every board, 0.65 30 / 53 / 59, 0.8 38 / 23 / 21, 1 54 /
-    # 19 / 9; dark boards 0.65 and light 0.9, 33 / 15 / 16 (light at 1: 36 / 13 / 9, the
-    # generator's light boards losing what pbr gains; dark_board anywhere in 8..12 reads
-    # alike). Calibrated (generator only: the pbr train rooms have no start frame) 0.65 is
-    # best whatever the board: 10 of 13,138 cells, 13 at 0.8, 36 at 1; light boards at 0.9 14.
-    cnn_weight: float = 0.9
-    cnn_weight_dark: float = 0.65
-    dark_board: float = 10.0
+    # perceptron's) out of the box and once a start frame has calibrated the room. Tuned
+    # by fenix_tools.cnn.pooling on tuning data only (generator seeds 77 and 78, 200
+    # scenes, true grids; the held-out folds of pbr train rooms, run seeds 1-3; the first
+    # 46 pbr train rooms of run seed 4, trained on by no model), cells wrong at weight 0 / 0.5 /
+    # 0.65 / 0.8 / 1: out of the box (the CNN refitting its last layer to each frame),
+    # generator 0.46 / 0.23 / 0.23 / 0.29 / 0.41%, pbr folds 4.17 / 1.58 / 0.87 / 0.38 /
+    # 0.31%, pbr seed 4 3.84 / 1.87 / 0.90 / 0.10 / 0.03%; calibrated (generator only: the
+    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%.
+    cnn_weight: float = 0.8
     cnn_weight_calibrated: float = 0.65
     heights: HeightConfig = DEFAULT_HEIGHTS
     hands: HandConfig = DEFAULT_HANDS
@@ -202,8 +196,8 @@ class CellReader:
     Colours come from ``config.classifier``: "perceptron", the feature net of
     :mod:`.colour`; "cnn", the :class:`~.classifier.CellClassifier` on every cell's
     patch; or "both" (the default: the two pooled, :func:`pooled`, the CNN weighing
-    ``config.cnn_weight`` out of the box, ``config.cnn_weight_dark`` on a dark board,
-    and ``config.cnn_weight_calibrated`` once a room is learned). Each reads with the room the calibration
+    ``config.cnn_weight`` out of the box and ``config.cnn_weight_calibrated`` once a room
+    is learned). Each reads with the room the calibration
     learned from a start frame (``calibration.room``, written by
     :func:`calibrate_reader`) when it has one.
 
@@ -279,22 +273,15 @@ class CellReader:
         labels = np.concatenate([np.asarray(y) for _, y in lessons])
         return _RoomOf(Room.learn(X, looks, labels), self.classifier.learn_room(E, labels)).to_json()
 
-    def cnn_weight(self, rect: Rectified) -> float:
-        """How much the CNN weighs in this reader's colours of ``rect`` (1: alone, 0: not read)."""
+    def cnn_weight(self) -> float:
+        """How much the CNN weighs in this reader's colours now (1: alone, 0: not read)."""
         if self.config.classifier != "both":
             return float(self.config.classifier == "cnn")
-        if self.calibrated:
-            return self.config.cnn_weight_calibrated
-        return self.config.cnn_weight_dark if self.dark(rect) else self.config.cnn_weight
-
-    def dark(self, rect: Rectified) -> bool:
-        """Whether ``rect`` shows a dark board (``config.dark_board``)."""
-        # Every fourth pixel each way: the median moves by a fraction of an L unit.
-        return float(np.median(rect.L[::4, ::4])) < self.config.dark_board
+        return self.config.cnn_weight_calibrated if self.calibrated else self.config.cnn_weight
 
     def colours(self, rect: Rectified, X: np.ndarray, corners: np.ndarray) -> np.ndarray:
         """(cells x 3) colour probabilities, CLASSES order, of one rectified frame."""
-        w = self.cnn_weight(rect)
+        w = self.cnn_weight()
         P = Q = None
         if w > 0:
             P = self.classifier.probabilities(self.patches(rect), self.room.head if self.room else None)

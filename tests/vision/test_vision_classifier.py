@@ -213,31 +213,3 @@ def test_distillation_is_nothing_when_the_net_reads_as_its_teacher_and_grows_as_
     near = float(distillation(torch, teacher + torch.tensor([[0.0, 1.0, 0.0]]), teacher))
     far = float(distillation(torch, teacher + torch.tensor([[0.0, 4.0, 0.0]]), teacher))
     assert 0 < near < far
-
-
-@pytest.mark.parametrize("board_color, dark", [((0.04, 0.04, 0.05), True), ((0.45, 0.6, 0.75), False)])
-def test_out_of_the_box_the_pool_weighs_the_cnn_by_how_dark_the_board_is(board_color, dark):
-    """Uncalibrated, a near-black board pools the CNN with the perceptron at its own
-    weight (``cnn_weight_dark``), a light one at ``cnn_weight``; calibrated, both at
-    ``cnn_weight_calibrated``."""
-    from dataclasses import replace
-    from fenix_tools.sim import SceneParams, render_frame
-    from fenix_table.rules import Position
-    from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader, pooled
-    start = Position.start("9x9").stacks()
-    bgr, truth = render_frame(start, "9x9", replace(SceneParams(), board_color=board_color), np.random.default_rng(4))
-    cal = Calibration("9x9", (640, 480), tuple(map(tuple, truth.corners)), oriented=True)
-    weight, other = DEFAULT_READER.cnn_weight_dark, DEFAULT_READER.cnn_weight
-    if not dark:
-        weight, other = other, weight
-    for reader, w, not_w in ((CellReader(cal), weight, other),
-                             (CellReader(calibrate_reader(bgr, cal, start)), DEFAULT_READER.cnn_weight_calibrated,
-                              DEFAULT_READER.cnn_weight)):
-        rect = reader.rectifier(bgr)
-        X, corners = reader.features(rect)
-        P = reader.classifier.probabilities(reader.patches(rect), reader.room.head if reader.room else None)
-        Q = reader.probabilities(X, reader.looks(rect, corners) if reader.calibrated else None)
-        assert reader.dark(rect) == dark
-        colours = reader.colours(rect, X, corners)
-        assert np.allclose(colours, pooled(P, Q, w))
-        assert not np.allclose(colours, pooled(P, Q, not_w))

@@ -16,9 +16,7 @@ start frame (the perceptron's room from :func:`~fenix_table.vision.cells.calibra
 the CNN's refitted last layer from the same start frame). Per physically based fold room
 (one frame, no start frame): both out of the box. Then every weight ``w`` of the pooled
 reading ``P_cnn ** w * P_perceptron ** (1 - w)`` (normalised; 0 is the perceptron alone,
-1 the CNN alone) is scored, out of the box and calibrated, with the cells of dark boards
-(:meth:`~fenix_table.vision.cells.CellReader.dark`) counted apart: the reader weighs those
-with their own weight out of the box.
+1 the CNN alone) is scored, out of the box and calibrated.
 """
 from __future__ import annotations
 
@@ -41,7 +39,7 @@ from fenix_table.vision.types import Calibration
 from .data import fitted_corners, pbr_frames, truth_labels
 
 PERCEPTRON = replace(DEFAULT_READER, classifier="perceptron")
-WEIGHTS = (0.0, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 1.0)
+WEIGHTS = (0.0, 0.2, 0.35, 0.5, 0.65, 0.8, 1.0)
 
 
 class Readings:
@@ -52,26 +50,23 @@ class Readings:
         self.perceptron: List[np.ndarray] = []
         self.labels: List[np.ndarray] = []
         self.nine: List[np.ndarray] = []
-        self.dark: List[np.ndarray] = []
 
-    def add(self, P: np.ndarray, Q: np.ndarray, labels: np.ndarray, board: str, dark: bool) -> None:
+    def add(self, P: np.ndarray, Q: np.ndarray, labels: np.ndarray, board: str) -> None:
         keep = labels >= 0
         self.cnn.append(P[keep])
         self.perceptron.append(Q[keep])
         self.labels.append(labels[keep])
         self.nine.append(np.full(int(keep.sum()), board == "9x9"))
-        self.dark.append(np.full(int(keep.sum()), dark))
 
     def line(self, label: str) -> str:
         if not self.labels:
             return f"{label}: no cells"
-        P, Q, y, nine, dark = (np.concatenate(a) for a in (self.cnn, self.perceptron, self.labels, self.nine, self.dark))
+        P, Q, y, nine = (np.concatenate(a) for a in (self.cnn, self.perceptron, self.labels, self.nine))
         parts = []
         for w in WEIGHTS:
             wrong = pooled(P, Q, w).argmax(axis=1) != y
-            parts.append(f"w {w:g}: {int(wrong.sum())} ({100 * wrong.mean():.3f}%; 9x9 {int(wrong[nine].sum())}, "
-                         f"dark {int(wrong[dark].sum())})")
-        return f"{label}, {len(y)} cells ({int(dark.sum())} on dark boards): " + ", ".join(parts)
+            parts.append(f"w {w:g}: {int(wrong.sum())} ({100 * wrong.mean():.3f}%; 9x9 {int(wrong[nine].sum())})")
+        return f"{label}, {len(y)} cells: " + ", ".join(parts)
 
 
 def cnn_readings(clf: CnnClassifier, reader: CellReader, bgr: np.ndarray, head=None) -> np.ndarray:
@@ -98,9 +93,8 @@ def generated(clfs: Sequence[CnnClassifier], seed: int, scenes: int, size, plain
         rect = reader.rectifier(bgr)
         X, _ = reader.features(rect)
         Q = reader.probabilities(X, None)
-        dark = reader.dark(rect)
         for clf, readings in zip(clfs, plain):
-            readings.add(cnn_readings(clf, reader, bgr), Q, labels, board, dark)
+            readings.add(cnn_readings(clf, reader, bgr), Q, labels, board)
         try:
             fitted = calibrate_reader(start_bgr, start_cal, start, PERCEPTRON)
         except ValueError:
@@ -112,7 +106,7 @@ def generated(clfs: Sequence[CnnClassifier], seed: int, scenes: int, size, plain
         Q = reader.probabilities(X, reader.looks(rect, corners))
         for clf, readings in zip(clfs, calibrated):
             head = clf.learn_room(clf.embed(start_patches)[1], layout_labels(start, cell_names(board)))
-            readings.add(cnn_readings(clf, reader, bgr, head), Q, labels, board, dark)
+            readings.add(cnn_readings(clf, reader, bgr, head), Q, labels, board)
 
 
 def physically_based(clfs: Sequence[CnnClassifier], frames_root: str, every: int, plain: Sequence[Readings]) -> None:
@@ -125,11 +119,10 @@ def physically_based(clfs: Sequence[CnnClassifier], frames_root: str, every: int
         cal = Calibration(board, size, tuple(map(tuple, fitted_corners(board, centres))))
         labels = truth_labels(cal, centres, placement, tuple(meta.get("hand_cells", ())))
         reader = CellReader(cal, PERCEPTRON)
-        rect = reader.rectifier(bgr)
-        X, _ = reader.features(rect)
+        X, _ = reader.features(reader.rectifier(bgr))
         Q = reader.probabilities(X, None)
         for clf, readings in zip(clfs, plain):
-            readings.add(cnn_readings(clf, reader, bgr), Q, labels, board, reader.dark(rect))
+            readings.add(cnn_readings(clf, reader, bgr), Q, labels, board)
 
 
 def main(argv: Sequence[str] = ()) -> int:
