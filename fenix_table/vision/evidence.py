@@ -58,6 +58,14 @@ RIM = (0.20, 0.46)
 SECTORS = 8
 
 
+def _sector_share(angles: np.ndarray) -> np.ndarray:
+    """The (pixels, sectors) share matrix of ring pixels at ``angles`` (radians, 0 towards
+    the next file): each of the :data:`SECTORS` sectors' mean as a weighted sum."""
+    sector = np.round(angles / (2 * np.pi / SECTORS)).astype(int) % SECTORS
+    share = np.eye(SECTORS, dtype=np.float32)[sector]
+    return share / share.sum(axis=0)
+
+
 @lru_cache(maxsize=8)
 def _rings(shape: Tuple[int, int], width: int, height: int, ppc: int, pad: int
            ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -69,10 +77,8 @@ def _rings(shape: Tuple[int, int], width: int, height: int, ppc: int, pad: int
     r = np.hypot(x, y).ravel()
     inside = (r >= RING[0]) & (r <= RING[1])
     rim = (r >= RIM[0]) & (r <= RIM[1])
-    sector = np.round(np.arctan2(y, x).ravel()[rim] / (2 * np.pi / SECTORS)).astype(int) % SECTORS
-    share = np.eye(SECTORS, dtype=np.float32)[sector]
     at = cell_pixels(shape, width, height, ppc, pad)["all"]
-    return at[:, inside], at[:, rim], share / share.sum(axis=0)
+    return at[:, inside], at[:, rim], _sector_share(np.arctan2(y, x).ravel()[rim])
 
 
 def _looks(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: int,
@@ -158,10 +164,7 @@ def _shadow_ring(ppc: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows, cols = np.mgrid[-n:ppc + n, -n:ppc + n]
     r = np.hypot(rows - centre, cols - centre) / ppc
     ring = (r >= SHADOW_RING[0]) & (r <= SHADOW_RING[1])
-    angle = np.arctan2(rows[ring] - centre, cols[ring] - centre)
-    sector = np.round(angle / (2 * np.pi / SECTORS)).astype(int) % SECTORS
-    share = np.eye(SECTORS, dtype=np.float32)[sector]
-    return rows[ring], cols[ring], share / share.sum(axis=0)
+    return rows[ring], cols[ring], _sector_share(np.arctan2(rows[ring] - centre, cols[ring] - centre))
 
 
 def shadow_direction(still, width: int, height: int, colours: Sequence[str]

@@ -189,16 +189,15 @@ class Vision:
         a hand the hand check missed comes at the end of a still board (someone reaching
         in), so its first frames are the cleanest."""
         colors = tuple(r.color for r in stable.cells.values())
+        width, height = dimensions(self.calibration.board)
         if colors != self._still_colors:
             self._before, self._still_colors = self._still, colors
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
-            self._shadow = shadow_direction(self._still, *dimensions(self.calibration.board),
-                                            colors)
+            self._shadow = shadow_direction(self._still, width, height, colors)
         stable = replace(stable, reached=self._still_reached, shadow=self._shadow)
         if self._before is None:
             return stable
-        width, height = dimensions(self.calibration.board)
         change = stack_changes(self._before, self.reader.last, width, height, colors)
         return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())))
 
