@@ -46,7 +46,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from .colour import cell_pixels
+from .colour import cell_pixels, row_median
 
 #: The ring measured inside the stone, as fractions of a cell from the cell's centre:
 #: inside a stone's rim (at 0.40), so that the board around it stays out.
@@ -93,17 +93,17 @@ def _looks(before: np.ndarray, after: np.ndarray, width: int, height: int, ppc: 
     looks = []
     offset = None
     for ring in (inside, rim):
-        o = np.take(old, ring).astype(np.float32, copy=False)
-        n = np.take(new, ring).astype(np.float32, copy=False)
+        o = np.take(old, ring)
+        n = np.take(new, ring)
         if shape_only == "gain":
-            o = o * (n.mean(axis=1, keepdims=True) / (o.mean(axis=1, keepdims=True) + 1e-3))
-        diff = n - o
+            o *= n.mean(axis=1, keepdims=True) / (o.mean(axis=1, keepdims=True) + 1e-3)
+        diff = np.subtract(n, o, out=n)
         if shape_only == "offset":
             if offset is None:
-                offset = np.median(diff, axis=1, keepdims=True)
+                offset = row_median(diff)[:, None]
             diff -= offset
         looks.append(np.abs(diff, out=diff))
-    return looks[0].mean(axis=1), np.median(looks[1] @ share, axis=1)
+    return looks[0].mean(axis=1), row_median(np.ascontiguousarray(looks[1] @ share))
 
 
 #: A group of cells (one colour) is put on its own scale only when it has this many
@@ -114,11 +114,14 @@ GROUP_SPREAD_FLOOR = 0.25
 
 
 def _robust(x: np.ndarray, groups: Optional[Sequence[str]] = None) -> np.ndarray:
-    """``x`` in units of its spread over the board, 0 at its median; with ``groups``
-    (a label per cell), each group of at least :data:`GROUP_CELLS` cells in units of its
-    own spread, 0 at its own median."""
-    centre = np.median(x)
-    spread = 1.4826 * np.median(np.abs(x - centre)) + 1e-3
+    """``x`` (looks, cells), each look in units of its spread over the board, 0 at its
+    median; with ``groups`` (a label per cell), each group of at least
+    :data:`GROUP_CELLS` cells in units of its own spread, 0 at its own median."""
+    def centre_spread(values):
+        mid = row_median(np.ascontiguousarray(values))[:, None]
+        return mid, 1.4826 * row_median(np.abs(values - mid))[:, None] + 1e-3
+
+    centre, spread = centre_spread(x)
     out = (x - centre) / spread
     if groups is not None:
         labels = np.asarray(groups)
@@ -126,10 +129,9 @@ def _robust(x: np.ndarray, groups: Optional[Sequence[str]] = None) -> np.ndarray
             cells = labels == label
             if cells.sum() < GROUP_CELLS:
                 continue
-            own = x[cells]
-            mid = np.median(own)
-            scale = max(1.4826 * np.median(np.abs(own - mid)) + 1e-3, GROUP_SPREAD_FLOOR * spread)
-            out[cells] = (own - mid) / scale
+            own = x[:, cells]
+            mid, scale = centre_spread(own)
+            out[:, cells] = (own - mid) / np.maximum(scale, GROUP_SPREAD_FLOOR * spread)
     return out
 
 
@@ -140,10 +142,9 @@ def stack_changes(before, after, width: int, height: int,
     the same calibration; see the module docstring for the scale. ``colours`` (the
     later board's colour per cell) puts each colour's cells on their own scale."""
     ppc, pad = after.ppc, after.pad
-    edges, rim_edges = _looks(before.grad, after.grad, width, height, ppc, pad, "gain")
-    light, rim_light = _looks(before.L, after.L, width, height, ppc, pad, "offset")
-    return (_robust(edges, colours) + _robust(light, colours)
-            + _robust(rim_edges, colours) + _robust(rim_light, colours)) / 2
+    looks = np.stack(_looks(before.grad, after.grad, width, height, ppc, pad, "gain")
+                     + _looks(before.L, after.L, width, height, ppc, pad, "offset"))
+    return _robust(looks, colours).sum(axis=0) / 2
 
 
 #: The board around a stack where its shadow falls, as fractions of a cell from the cell's

@@ -157,3 +157,50 @@ def test_a_still_boards_stacks_show_which_way_their_shadows_fall():
         assert found is not None and abs((found - away + 180.0) % 360.0 - 180.0) < 45.0
     # Light from everywhere casts no shadow to find.
     assert _start_shadow("7x8", 0.0, ambient=1.0) is None
+
+
+def test_the_change_score_is_the_four_looks_each_on_its_own_colours_scale():
+    """stack_changes, worked out cell by cell with plain medians and means as its
+    docstring says, on the busy board of _board_pictures: the fast version must give the
+    same scores (it shares the looks' medians and scales all four looks at once)."""
+    from fenix_table.vision.evidence import RIM, RING, SECTORS, stack_changes
+
+    (before, after), colours = _board_pictures(shift_px=1.5)
+    ppc, pad, width, height = 32, 16, 7, 8
+    c = (np.arange(ppc) + 0.5) / ppc - 0.5
+    x, y = np.meshgrid(c, c)
+    r = np.hypot(x, y)
+    inside, rim = (r >= RING[0]) & (r <= RING[1]), (r >= RIM[0]) & (r <= RIM[1])
+    sector = np.round(np.arctan2(y, x) / (2 * np.pi / SECTORS)).astype(int) % SECTORS
+
+    def looks(old, new, kind):
+        out = []
+        for rank in range(height):
+            for file in range(width):
+                window = np.s_[pad + rank * ppc:pad + (rank + 1) * ppc, pad + file * ppc:pad + (file + 1) * ppc]
+                o, n = old[window].astype(np.float64), new[window].astype(np.float64)
+                if kind == "gain":
+                    o_in = o[inside] * n[inside].mean() / (o[inside].mean() + 1e-3)
+                    o_rim = o[rim] * n[rim].mean() / (o[rim].mean() + 1e-3)
+                    d_in, d_rim = n[inside] - o_in, n[rim] - o_rim
+                else:
+                    offset = np.median(n[inside] - o[inside])
+                    d_in, d_rim = n[inside] - o[inside] - offset, n[rim] - o[rim] - offset
+                sectors = [np.abs(d_rim[sector[rim] == s]).mean() for s in range(SECTORS)]
+                out.append((np.abs(d_in).mean(), np.median(sectors)))
+        return np.array(out).T
+
+    def robust(v):
+        out = np.empty_like(v)
+        spread = 1.4826 * np.median(np.abs(v - np.median(v))) + 1e-3
+        for colour in set(colours):
+            cells = np.array(colours) == colour
+            own = v[cells]
+            scale = max(1.4826 * np.median(np.abs(own - np.median(own))) + 1e-3, 0.25 * spread)
+            out[cells] = (own - np.median(own)) / scale
+        return out
+
+    expected = sum(robust(v) for v in (*looks(before.grad, after.grad, "gain"),
+                                       *looks(before.L, after.L, "offset"))) / 2
+    got = stack_changes(before, after, width, height, colours)
+    assert np.allclose(got, expected, atol=1e-3)
