@@ -74,7 +74,7 @@ def _board_pictures(shift_px: float, seed: int = 0):
 
 def test_dark_stones_are_measured_against_their_own_colour_not_the_whole_board():
     from fenix_table.board import cell_names
-    from fenix_table.referee.tracker import CHANGE_DOMINANCE, CHANGE_MIN
+    from fenix_table.referee.tracker import CHANGE_MIN
     from fenix_table.vision.evidence import stack_changes
 
     names = cell_names("7x8")
@@ -83,14 +83,13 @@ def test_dark_stones_are_measured_against_their_own_colour_not_the_whole_board()
     own_scale = dict(zip(names, stack_changes(before, after, 7, 8, colours)))
     untouched = [own_scale[n] for n, c in zip(names, colours) if c == "black" and n != "d7"]
     # Against the busy empty cells the dark stone's change is lost; against the other
-    # dark stones it stands out, clearly enough for the referee's rule, and they stay
-    # below what the rule takes (their discs' growth, noise, adds a few spreads).
+    # dark stones it stands out, and they stay ordinary.
     assert board_scale["d7"] < CHANGE_MIN <= own_scale["d7"]
-    assert own_scale["d7"] >= CHANGE_DOMINANCE * max(untouched)
+    assert max(untouched) < CHANGE_MIN / 2
     # Nothing moved: no dark stone's noise is blown up into a change.
     (before, after), colours = _board_pictures(shift_px=0.0)
     still = stack_changes(before, after, 7, 8, colours)
-    assert max(v for v, c in zip(still, colours) if c == "black") < CHANGE_MIN
+    assert max(v for v, c in zip(still, colours) if c == "black") < CHANGE_MIN / 2
 
 
 def test_a_shadow_on_one_side_of_a_stack_is_not_its_change_but_a_shifted_top_disc_is():
@@ -161,11 +160,10 @@ def test_a_still_boards_stacks_show_which_way_their_shadows_fall():
 
 
 def test_the_change_score_is_the_four_looks_each_on_its_own_colours_scale():
-    """stack_changes' looks, worked out cell by cell with plain medians and means as its
-    docstring says, on the busy board of
-    _board_pictures: the fast version must give the same scores (it shares the looks'
-    medians and scales all four looks at once). The growth comes on top."""
-    from fenix_table.vision.evidence import GROWTH_WEIGHT, RIM, RING, SECTORS, stack_changes, stack_growth
+    """stack_changes, worked out cell by cell with plain medians and means as its
+    docstring says, on the busy board of _board_pictures: the fast version must give the
+    same scores (it shares the looks' medians and scales all four looks at once)."""
+    from fenix_table.vision.evidence import RIM, RING, SECTORS, stack_changes
 
     (before, after), colours = _board_pictures(shift_px=1.5)
     ppc, pad, width, height = 32, 16, 7, 8
@@ -205,62 +203,4 @@ def test_the_change_score_is_the_four_looks_each_on_its_own_colours_scale():
     expected = sum(robust(v) for v in (*looks(before.grad, after.grad, "gain"),
                                        *looks(before.L, after.L, "offset"))) / 2
     got = stack_changes(before, after, width, height, colours)
-    assert np.allclose(got - np.maximum(stack_growth(before, after, width, height, colours), 0) * GROWTH_WEIGHT,
-                       expected, atol=1e-3)
-
-
-def _grown_pictures(grow_px: float, seed: int = 1):
-    """Two rectified pictures of a 7x8 board: dark stones (soft-edged discs, as a lens
-    draws them) on a dark face in ranks 5-8, busy empty cells below; between them the
-    stone on d7 grew by ``grow_px`` in radius and moved a third of a pixel (a stone put
-    on it, one stone nearer the camera), and c6 darkened on its left side (a
-    neighbour's longer shadow)."""
-    import cv2
-
-    from fenix_table.vision.cells import Rectified
-
-    ppc, pad, width, height = 32, 16, 7, 8
-    rng = np.random.default_rng(seed)
-    size = (height * ppc + 2 * pad, width * ppc + 2 * pad)
-    yy, xx = np.mgrid[0:size[0], 0:size[1]].astype(np.float32)
-    pictures = []
-    for later in (False, True):
-        L = np.full(size, 14.0, np.float32)
-        L[:pad + 4 * ppc] += rng.normal(0, 6, (pad + 4 * ppc, size[1])).astype(np.float32)
-        for rank in range(4, 8):
-            for file in range(width):
-                cx, cy, radius = pad + (file + 0.5) * ppc, pad + (rank + 0.5) * ppc, 0.4 * ppc
-                if later and (file, rank) == (3, 6):
-                    cx, radius = cx + 0.33, radius + grow_px
-                cover = np.clip(radius - np.hypot(xx - cx, yy - cy) + 0.5, 0, 1)
-                L -= 5.0 * cover
-        if later:
-            cx, cy = pad + 2.5 * ppc, pad + 5.5 * ppc
-            L[(np.hypot(xx - cx, yy - cy) < 0.47 * ppc) & (xx < cx - 0.2 * ppc)] -= 1.5
-        L += rng.normal(0, 0.3, size).astype(np.float32)
-        lab = np.stack([L, np.zeros_like(L), np.zeros_like(L)], axis=-1)
-        grad = np.hypot(cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1))
-        pictures.append(Rectified(lab, grad, ppc, pad))
-    colours = ["empty"] * (4 * width) + ["black"] * (4 * width)
-    return pictures, colours
-
-
-def test_a_stack_whose_top_disc_grew_stands_out_where_a_shadowed_one_does_not():
-    from fenix_table.board import cell_names
-    from fenix_table.referee.tracker import CHANGE_DOMINANCE, CHANGE_MIN
-    from fenix_table.vision.evidence import stack_changes, stack_growth
-
-    names = cell_names("7x8")
-    (before, after), colours = _grown_pictures(grow_px=0.5)
-    growth = dict(zip(names, stack_growth(before, after, 7, 8, colours)))
-    changes = dict(zip(names, stack_changes(before, after, 7, 8, colours)))
-    others = [v for n, v in changes.items() if n != "d7" and colours[names.index(n)] == "black"]
-    # The grown disc is measured as grown, the shadowed neighbour is not, and the change
-    # score takes the growth in: the landing is clear to the referee's rule.
-    assert growth["d7"] >= CHANGE_MIN
-    assert growth["c6"] < 0.25 * growth["d7"] and all(v == 0 for n, v in growth.items() if colours[names.index(n)] == "empty")
-    assert changes["d7"] >= max(CHANGE_MIN, CHANGE_DOMINANCE * max(others))
-    # A disc that did not grow (nor move) adds nothing.
-    (before, after), colours = _grown_pictures(grow_px=0.0)
-    still = dict(zip(names, stack_growth(before, after, 7, 8, colours)))
-    assert still["d7"] < 3.0
+    assert np.allclose(got, expected, atol=1e-3)
