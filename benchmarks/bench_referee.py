@@ -478,15 +478,22 @@ class _Watcher:
                 tally.failures.append(f"{self.label} ply {index + 1} {move.token} ({kind}): {why}")
 
 
-def _game_frames(renderer: str, g: int, seed: int, plies: int, size):
+#: Camera mounts to compare (``--mount``, the generator only): the aim point's offset
+#: from the board's middle as a share of the half-board along the files, and the optical
+#: axis's tilt from vertical. "drawn" keeps each scene's own small random tilt and offset.
+MOUNTS = {"drawn": None, "straight": (0.0, 0.0), "offset": (0.45, 0.0), "tilted": (0.0, 12.0)}
+
+
+def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str = "drawn"):
     """One game for ``renderer`` ("sim": the project's generator; "unseen": the
     independent renderer): (board, start, moves, start frame function, ply frames
     function). The moves and the jitter/stacking spreads come from the same seeds for
-    both renderers (the same games are played on both)."""
+    both renderers (the same games are played on both), and for every mount."""
     from dataclasses import replace
 
     import numpy as np
 
+    from fenix_table.board import dimensions
     from fenix_tools.sim import random_game
 
     board = "7x8" if g % 2 == 0 else "9x9"
@@ -501,12 +508,17 @@ def _game_frames(renderer: str, g: int, seed: int, plies: int, size):
 
         scene = replace(random_scene(nrng, board, image_size=size, hard=False, hand=False),
                         jitter=jitter, stacking=stacking)
+        if MOUNTS[mount] is not None:
+            share, tilt = MOUNTS[mount]
+            scene = replace(scene, offset=(share * dimensions(board)[0] / 2, 0.0), tilt_deg=tilt)
         camera = TableCamera(board, scene, seed=seed * 1000 + g)
         table = PhysicalBoard.from_position(start, nrng, jitter, stacking)
         first = lambda: camera.frame(table)[0]   # noqa: E731
         frames = lambda move, side: (bgr for bgr, _ in ply_frames(   # noqa: E731
             camera, table, move, side, rng, hand_frames=3, still_frames=5))
     else:
+        if MOUNTS[mount] is not None:
+            raise ValueError("--mount applies to the generator only (--renderer sim)")
         import unseen_games
 
         camera = unseen_games.UnseenCamera(board, size, seed=seed * 1000 + g)
@@ -567,7 +579,8 @@ MODES = ("players", "track")
 
 def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str = "sim",
              first_game: int = 0, fps: float = 10.0, modes=MODES,
-             progress: bool = False, cache: Optional[str] = None) -> Dict[str, RenderedTally]:
+             progress: bool = False, cache: Optional[str] = None,
+             mount: str = "drawn") -> Dict[str, RenderedTally]:
     """Games ``first_game`` .. ``first_game + games - 1`` rendered by ``renderer`` and
     read, frame by frame, by one pipeline per mode (its own Vision and Referee; see
     :class:`_Watcher`). Returns ``{mode: tally}``.
@@ -589,11 +602,13 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     tallies = {mode: RenderedTally() for mode in modes}
     for g in range(first_game, first_game + games):
         game_began = time.perf_counter()
-        board, start, moves, first, frames = _game_frames(renderer, g, seed, plies, size)
+        board, start, moves, first, frames = _game_frames(renderer, g, seed, plies, size, mount)
         kept = None
         if cache:
             kept = _FrameCache(os.path.join(cache, f"{renderer}-seed{seed}-game{g}-plies{plies}-"
-                                                   f"{size[0]}x{size[1]}"), first, frames)
+                                                   f"{size[0]}x{size[1]}"
+                                                   + ("" if mount == "drawn" else f"-{mount}")),
+                               first, frames)
             first, frames = kept.first, kept.frames
         truth = Game(start)
         label = f"{renderer} game {g} ({board})"
@@ -830,6 +845,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", default="1280x960",
                         help="rendered frame size (default 1280x960, the table's camera mode)")
+    parser.add_argument("--mount", choices=tuple(MOUNTS), default="drawn",
+                        help="the generator's camera mount: each scene's own small tilt and "
+                             "offset (drawn, the default), straight down over the middle, aimed "
+                             "45%% of the half-board off the middle (offset), or tilted 12 degrees")
     parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
     parser.add_argument("--save", metavar="FILE", help="also write part 2's tallies as JSON")
     parser.add_argument("--frames", metavar="DIR",
@@ -859,7 +878,7 @@ def main(argv=None) -> int:
             try:
                 per = rendered(args.rendered, args.seed, args.rendered_plies, size, renderer,
                                args.first_game, args.fps, modes, progress=True,
-                               cache=args.frames)
+                               cache=args.frames, mount=args.mount)
             except Exception as error:   # the vision pipeline is a separate stage; say why
                 print(f"== Part 2 ({renderer}): rendered frames through vision: not run "
                       f"({type(error).__name__}: {error}) ==")
