@@ -7,6 +7,7 @@ import pytest
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.rules import Position
 from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader
+from fenix_table.vision.colour import layout_labels
 from fenix_table.vision.geometry import camera_pose
 from fenix_table.vision.hands import HandConfig
 from fenix_table.vision.locate import locate_board
@@ -188,3 +189,32 @@ def test_glare_the_room_has_shown_is_not_taken_for_an_arm():
     # An arm over the board in the same room is still seen.
     arm, arm_truth = render_frame(layout, "9x9", replace(scene, hand=True, hand_reach=4.0), rng)
     assert arm_truth.occluded_cells and CellReader(room).read(arm).hand
+
+
+def test_a_room_whose_perceptron_cannot_tell_its_stones_apart_gives_the_cnn_the_say():
+    rng = np.random.default_rng(5)
+    scene = random_scene(rng, "9x9", hard=False, hand=False)
+    layout = Position.start("9x9").stacks()
+    start, truth = render_frame(layout, "9x9", scene, rng)
+    cal = true_calibration(truth, scene.image_size)
+    reader = CellReader(cal)
+    lesson = reader.lesson(reader.rectifier(start))
+    labels = layout_labels(layout, reader.names)
+    # Both classifiers read this room's start frame, each half from the other: the
+    # configured weight.
+    room = reader.learn_room([(lesson, labels)])
+    assert room["cnn_weight"] == DEFAULT_READER.cnn_weight_calibrated
+    # The perceptron's features shuffled among the cells tell it nothing (as glossy black
+    # stones on a dark face in dusk light): the CNN has the say. The CNN's shuffled: the
+    # perceptron has.
+    order = rng.permutation(len(labels))
+    blind = reader.learn_room([(replace(lesson, X=lesson.X[order], looks=lesson.looks[order]), labels)])
+    assert blind["cnn_weight"] >= 0.9
+    deaf = reader.learn_room([(replace(lesson, embedding=lesson.embedding[order]), labels)])
+    assert deaf["cnn_weight"] == min(DEFAULT_READER.cnn_weights_room)
+    # The weight rides in the calibration's JSON and is what its reader pools with.
+    reloaded = Calibration.from_json(replace(cal, room=blind).to_json())
+    assert CellReader(reloaded).cnn_weight() == blind["cnn_weight"]
+    assert CellReader(replace(cal, room=room)).cnn_weight() == DEFAULT_READER.cnn_weight_calibrated
+    with pytest.raises(ValueError, match="weight"):
+        Calibration.from_json(replace(cal, room={**blind, "cnn_weight": 1.5}).to_json())
