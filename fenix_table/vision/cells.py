@@ -333,16 +333,39 @@ class CellReader:
         return self.config.cnn_weight_calibrated if self.room.cnn_weight is None else self.room.cnn_weight
 
     def colours(self, rect: Rectified, X: np.ndarray, corners: np.ndarray) -> np.ndarray:
-        """(cells x 3) colour probabilities, CLASSES order, of one rectified frame."""
+        """(cells x 3) colour probabilities, CLASSES order, of one rectified frame.
+
+        Pooled out of the box, the frame is its own start frame: the perceptron reads it
+        against the room (class means and looks, :class:`~.colour.Room`) that the cells
+        the pool reads surely teach (:meth:`_frame_room`)."""
         w = self.cnn_weight()
         P = Q = None
         if w > 0:
             P = self.classifier.probabilities(self.patches(rect), self.room.head if self.room else None)
         if w < 1:
+            if P is not None and not self.calibrated:
+                return self._frame_room(P, X, self.looks(rect, corners), w)
             Q = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
         if P is None or Q is None:
             return P if Q is None else Q
         return pooled(P, Q, w)
+
+    def _frame_room(self, P: np.ndarray, X: np.ndarray, looks: np.ndarray, w: float) -> np.ndarray:
+        """Out of the box, the CNN's ``P`` pooled (weight ``w``) with the perceptron reading
+        the frame against its own room, learned from the cells the CNN pooled with the
+        default perceptron reads surely (:func:`~.colour.frame_labels`). Where the
+        perceptron alone mistakes glossy black stones on a dark face for the face, the
+        pool's sure cells still show it this room's black stones. Without enough sure
+        cells of every class, or when the room would change more than
+        ``config.self_changed`` of the first pool's cells, the perceptron reads the frame
+        alone (:meth:`_frame_only`)."""
+        first = pooled(P, self.net.probabilities(X), w)
+        labels = frame_labels(first)
+        if labels is not None:
+            R = pooled(P, self._room_probabilities(Room.learn(X, looks, labels), X, looks), w)
+            if (R.argmax(axis=1) != first.argmax(axis=1)).mean() <= self.config.self_changed:
+                return R
+        return pooled(P, self._frame_only(X), w)
 
     def probabilities(self, X: np.ndarray, looks: Optional[np.ndarray]) -> np.ndarray:
         """The perceptron's (cells x 3) colour probabilities, CLASSES order.

@@ -6,8 +6,8 @@ import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.rules import Position
-from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader
-from fenix_table.vision.colour import layout_labels
+from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader, pooled
+from fenix_table.vision.colour import CLASSES, layout_labels
 from fenix_table.vision.geometry import camera_pose
 from fenix_table.vision.hands import HandConfig
 from fenix_table.vision.locate import locate_board
@@ -218,3 +218,26 @@ def test_a_room_whose_perceptron_cannot_tell_its_stones_apart_gives_the_cnn_the_
     assert CellReader(replace(cal, room=room)).cnn_weight() == DEFAULT_READER.cnn_weight_calibrated
     with pytest.raises(ValueError, match="weight"):
         Calibration.from_json(replace(cal, room={**blind, "cnn_weight": 1.5}).to_json())
+
+
+def test_out_of_the_box_the_frame_teaches_the_perceptron_its_room():
+    # Matte black stones on a dark board in dim, warm light, no start frame: the pool's
+    # sure cells teach the perceptron this room's black stones, and the frame reads
+    # better than the CNN pooled with the perceptron reading the frame alone.
+    scene = SceneParams(board_color=(0.07, 0.07, 0.09), black_color=(0.06, 0.06, 0.06),
+                        light_intensity=0.4, light_color=(0.8, 0.95, 1.1), noise_sigma=4.0,
+                        jpeg_quality=80, stone_thickness=0.24)
+    alone = taught = 0
+    for seed in (3, 7):
+        rng = np.random.default_rng(seed)
+        for _ in range(3):
+            placement = random_placement(rng, "9x9", stones=40)
+            bgr, truth = render_frame(placement, "9x9", scene, rng)
+            reader = CellReader(true_calibration(truth, scene.image_size))
+            taught += len(colour_errors(reader.read(bgr), placement))
+            rect = reader.last
+            X, _ = reader.features(rect)
+            P = reader.classifier.probabilities(reader.patches(rect))
+            seen = pooled(P, reader.probabilities(X, None), reader.cnn_weight()).argmax(axis=1)
+            alone += sum(CLASSES[k] != placement.get(n, ("empty", 0))[0] for n, k in zip(reader.names, seen))
+    assert taught < alone
