@@ -17,8 +17,11 @@ start frame (the perceptron's room from :func:`~fenix_table.vision.cells.calibra
 the CNN's refitted last layer from the same start frame). Per physically based fold room
 (one frame, no start frame): both out of the box. Then every weight ``w`` of the pooled
 reading ``P_cnn ** w * P_perceptron ** (1 - w)`` (normalised; 0 is the perceptron alone,
-1 the CNN alone) is scored, out of the box and calibrated, and calibrated at the weight
-each room chose for itself (:meth:`~fenix_table.vision.cells.CellReader.room_weight`).
+1 the CNN alone) is scored, out of the box and calibrated, beside the reading of the
+reader itself with that model (out of the box the perceptron reads the frame against
+the room the pool's sure cells teach, :meth:`~fenix_table.vision.cells.CellReader.colours`;
+calibrated, at the weight the room chose, :meth:`~fenix_table.vision.cells.CellReader.room_weight`;
+the fixed-weight lines pool the perceptron's frame-only and start-frame readings).
 Per tune room (a start frame and game frames, through the exact grid): as per generated
 scene. Calibrated figures need the start frame to fit its layout
 (:func:`~fenix_table.vision.cells.calibrate_reader`); a room where it does not is left
@@ -37,8 +40,8 @@ import numpy as np
 
 from fenix_table.board import cell_names
 from fenix_table.rules import Position
-from fenix_table.vision.cells import DEFAULT_READER, CellReader, Lesson, calibrate_reader, pooled
-from fenix_table.vision.classifier import MODEL_PATH, CnnClassifier
+from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader, pooled
+from fenix_table.vision.classifier import MODEL_PATH, CnnClassifier, RoomHead
 from fenix_table.vision.colour import layout_labels
 from fenix_table.vision.types import Calibration
 
@@ -56,15 +59,15 @@ class Readings:
         self.perceptron: List[np.ndarray] = []
         self.labels: List[np.ndarray] = []
         self.nine: List[np.ndarray] = []
-        self.own: List[np.ndarray] = []          # the room's own weight, per cell
+        self.reader: List[np.ndarray] = []       # the reader's own reading with the model
 
-    def add(self, P: np.ndarray, Q: np.ndarray, labels: np.ndarray, board: str, own: float = np.nan) -> None:
+    def add(self, P: np.ndarray, Q: np.ndarray, R: np.ndarray, labels: np.ndarray, board: str) -> None:
         keep = labels >= 0
         self.cnn.append(P[keep])
         self.perceptron.append(Q[keep])
+        self.reader.append(R[keep])
         self.labels.append(labels[keep])
         self.nine.append(np.full(int(keep.sum()), board == "9x9"))
-        self.own.append(np.full(int(keep.sum()), own))
 
     def line(self, label: str) -> str:
         if not self.labels:
@@ -74,17 +77,28 @@ class Readings:
         for w in WEIGHTS:
             wrong = pooled(P, Q, w).argmax(axis=1) != y
             parts.append(f"w {w:g}: {int(wrong.sum())} ({100 * wrong.mean():.3f}%; 9x9 {int(wrong[nine].sum())})")
-        own = np.concatenate(self.own)
-        if not np.isnan(own).any():
-            R = np.exp(own[:, None] * np.log(np.maximum(P, 1e-12)) + (1 - own[:, None]) * np.log(np.maximum(Q, 1e-12)))
-            wrong = R.argmax(axis=1) != y
-            parts.append(f"the room's own weight: {int(wrong.sum())} ({100 * wrong.mean():.3f}%; "
-                         f"9x9 {int(wrong[nine].sum())})")
+        wrong = np.concatenate(self.reader).argmax(axis=1) != y
+        parts.append(f"the reader: {int(wrong.sum())} ({100 * wrong.mean():.3f}%; 9x9 {int(wrong[nine].sum())})")
         return f"{label}, {len(y)} cells: " + ", ".join(parts)
 
 
 def cnn_readings(clf: CnnClassifier, reader: CellReader, bgr: np.ndarray, head=None) -> np.ndarray:
     return clf.probabilities(reader.patches(reader.rectifier(bgr)), head)
+
+
+def reader_with(clf: CnnClassifier, cal: Calibration) -> CellReader:
+    """The shipped reader (both classifiers pooled) with ``clf`` for its CNN."""
+    reader = CellReader(cal, DEFAULT_READER)
+    reader.classifier = clf
+    if cal.room is not None:
+        reader.use_room(cal.room)       # parsed for this CNN's last layer
+    return reader
+
+
+def reader_colours(reader: CellReader, bgr: np.ndarray) -> np.ndarray:
+    rect = reader.rectifier(bgr)
+    X, corners = reader.features(rect)
+    return reader.colours(rect, X, corners)
 
 
 def room_frames(clfs: Sequence[CnnClassifier], start_bgr: np.ndarray, start_cal: Calibration, start,
@@ -96,31 +110,28 @@ def room_frames(clfs: Sequence[CnnClassifier], start_bgr: np.ndarray, start_cal:
         X, _ = reader.features(reader.rectifier(bgr))
         Q = reader.probabilities(X, None)
         for clf, readings in zip(clfs, plain):
-            readings.add(cnn_readings(clf, reader, bgr), Q, labels, cal.board)
+            readings.add(cnn_readings(clf, reader, bgr), Q, reader_colours(reader_with(clf, cal), bgr), labels,
+                         cal.board)
     try:
         fitted = calibrate_reader(start_bgr, start_cal, start, PERCEPTRON)
     except ValueError:
         return
-    s_reader = CellReader(start_cal, PERCEPTRON)
-    s_rect = s_reader.rectifier(start_bgr)
-    start_patches = s_reader.patches(s_rect)
     start_labels = layout_labels(start, cell_names(start_cal.board))
-    X_start, corners = s_reader.features(s_rect)
-    looks_start = s_reader.looks(s_rect, corners)
+    rooms = {}
+    for clf in clfs:
+        # As calibrate_reader learns the room, with this model.
+        s_reader = reader_with(clf, start_cal)
+        rooms[id(clf)] = s_reader.learn_room([(s_reader.lesson(s_reader.rectifier(start_bgr)), start_labels)])
     for bgr, cal, labels in games:
         reader = CellReader(replace(cal, room=fitted.room), PERCEPTRON)
         rect = reader.rectifier(bgr)
         X, corners = reader.features(rect)
         Q = reader.probabilities(X, reader.looks(rect, corners))
         for clf, readings in zip(clfs, calibrated):
-            E = clf.embed(start_patches)[1]
-            head = clf.learn_room(E, start_labels)
-            # The weight the room chooses (as CellReader.learn_room does), with this model.
-            pooler = CellReader(start_cal, DEFAULT_READER)
-            pooler.classifier = clf
-            own = pooler.room_weight(X_start, looks_start, E, start_labels, s_reader.halves)
-            readings.add(cnn_readings(clf, reader, bgr, head), Q, labels, cal.board,
-                         DEFAULT_READER.cnn_weight_calibrated if own is None else own)
+            room = rooms[id(clf)]
+            head = RoomHead.from_json(room["head"], clf.features)
+            readings.add(cnn_readings(clf, reader, bgr, head), Q,
+                         reader_colours(reader_with(clf, replace(cal, room=room)), bgr), labels, cal.board)
 
 
 def generated(clfs: Sequence[CnnClassifier], seed: int, scenes: int, size, plain: Sequence[Readings],
@@ -177,7 +188,7 @@ def physically_based(clfs: Sequence[CnnClassifier], frames_root: str, every: int
         X, _ = reader.features(reader.rectifier(bgr))
         Q = reader.probabilities(X, None)
         for clf, readings in zip(clfs, plain):
-            readings.add(cnn_readings(clf, reader, bgr), Q, labels, board)
+            readings.add(cnn_readings(clf, reader, bgr), Q, reader_colours(reader_with(clf, cal), bgr), labels, board)
 
 
 def main(argv: Sequence[str] = ()) -> int:
