@@ -45,7 +45,10 @@ class ReaderConfig:
     # 0.65 / 0.8 / 1: out of the box (the CNN refitting its last layer to each frame),
     # generator 0.46 / 0.23 / 0.23 / 0.29 / 0.41%, pbr folds 4.17 / 1.58 / 0.87 / 0.38 /
     # 0.31%, pbr seed 4 3.84 / 1.87 / 0.90 / 0.10 / 0.03%; calibrated (generator only: the
-    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%.
+    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%. (Those
+    # figures pool the perceptron's frame-only and start-frame readings with the model
+    # before; the weights were kept when the perceptron began to read the frame's own
+    # room out of the box and each room to choose its weight, see cnn_weights_room.)
     cnn_weight: float = 0.8
     cnn_weight_calibrated: float = 0.65
     # A learned room reads with the weight of these that reads its own frames' cells best,
