@@ -20,10 +20,12 @@ and locator the package has:
   tell locating errors from reading errors. Cells a hand covers are left out;
 * locating time per frame (one core).
 
-    python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS] [--split eval|train]
+    python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS] [--split eval|train|tune]
 
 ``--split train`` measures locating alone on the train split's frames (single frames,
 no rooms to read through): the locator is tuned on those, so they are not held out.
+``--split tune`` measures the tune split's rooms as the eval's: rooms of kinds no model
+trains on, for tuning the reader (so never held out).
 
 ``--render ROOMS`` first renders the eval split's first ROOMS rooms that are missing
 (Mitsuba from the ``pbr`` extra; about 15 s a frame on two cores).
@@ -135,14 +137,14 @@ def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[Tuple[float,
     return cal
 
 
-def run(root: Optional[str]) -> Dict:
+def run(root: Optional[str], split: str = "eval") -> Dict:
     tallies = {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": []}
                for k in ("clear", "hand")}
     times: List[Tuple[float, float]] = []
     plain, calibrated, exact, exact_cal = Tally(), Tally(), Tally(), Tally()
     rooms = calibrations = 0
     families = set()
-    for room in dataset.rooms("eval", root):
+    for room in dataset.rooms(split, root):
         if "start" not in room or "game" not in room:
             continue
         rooms += 1
@@ -218,8 +220,9 @@ def main(argv: Sequence[str] = ()) -> int:
                         help="first render the missing frames of the eval split's first ROOMS rooms")
     parser.add_argument("--seed", type=int, default=1, help="run seed of the rooms to render")
     parser.add_argument("--breakdown", action="store_true", help="colour errors per face, table, light, finish")
-    parser.add_argument("--split", default="eval", choices=("eval", "train"),
-                        help="train: locating alone, on the train split the locator is tuned on")
+    parser.add_argument("--split", default="eval", choices=("eval", "train", "tune"),
+                        help="train: locating alone, on the train split the locator is tuned on; "
+                             "tune: the tune split's rooms (tuning data, not held out)")
     args = parser.parse_args(list(argv))
     if args.render:
         from fenix_tools.pbr import make
@@ -238,15 +241,16 @@ def main(argv: Sequence[str] = ()) -> int:
         print_locate(r)
         print_times(r["times"])
         return 0
-    r = run(args.root)
+    r = run(args.root, args.split)
     if not r["rooms"]:
-        print(f"no eval frames under {dataset.frame_dir('eval', args.root)}: render some with --render ROOMS",
-              file=sys.stderr)
+        print(f"no {args.split} frames under {dataset.frame_dir(args.split, args.root)}: render some with "
+              f"fenix_tools.pbr.make", file=sys.stderr)
         return 2
     t = r["tallies"]
     c, h = t["clear"], t["hand"]
-    print(f"physically based renders (Mitsuba 3), eval split: {r['rooms']} rooms, "
-          f"{c['frames'] + h['frames']} frames ({h['frames']} with a hand), {len(r['families'])} held-out families")
+    kind = "held-out" if args.split == "eval" else "tuning (not held out)"
+    print(f"physically based renders (Mitsuba 3), {args.split} split: {r['rooms']} rooms, "
+          f"{c['frames'] + h['frames']} frames ({h['frames']} with a hand), {len(r['families'])} {kind} families")
     print_locate(r)
     print(r["plain"].line("out of the box (own located grid)"))
     print(f"start frames calibrated: {r['calibrations']} of {r['rooms']}")

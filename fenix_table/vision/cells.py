@@ -20,7 +20,7 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-from ..board import cell_names, dimensions
+from ..board import cell_index, cell_names, dimensions
 from .classifier import RoomHead, cell_patches, shipped_classifier
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
                      frame_labels, layout_labels, sample_median, shipped_net, softmax)
@@ -45,9 +45,20 @@ class ReaderConfig:
     # 0.65 / 0.8 / 1: out of the box (the CNN refitting its last layer to each frame),
     # generator 0.46 / 0.23 / 0.23 / 0.29 / 0.41%, pbr folds 4.17 / 1.58 / 0.87 / 0.38 /
     # 0.31%, pbr seed 4 3.84 / 1.87 / 0.90 / 0.10 / 0.03%; calibrated (generator only: the
-    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%.
+    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%. (Those
+    # figures pool the perceptron's frame-only and start-frame readings with the model
+    # before; the weights were kept when the perceptron began to read the frame's own
+    # room out of the box and each room to choose its weight, see cnn_weights_room.)
     cnn_weight: float = 0.8
     cnn_weight_calibrated: float = 0.65
+    # A learned room reads with the weight of these that reads its own frames' cells best,
+    # each half of the board read by a room learned from the other (:meth:`CellReader.
+    # learn_room`; ties go to cnn_weight_calibrated). In rooms whose glossy black stones
+    # the perceptron cannot tell from the dark face even with a start frame, the CNN
+    # then has the say: tune split of the pbr renderer (kinds no model trained on), 9x9
+    # rooms in dusk light, where the fixed weight pooled the CNN's good calibrated reading
+    # with the perceptron's poor one.
+    cnn_weights_room: Tuple[float, ...] = (0.5, 0.65, 0.8, 0.9, 1.0)
     heights: HeightConfig = DEFAULT_HEIGHTS
     hands: HandConfig = DEFAULT_HANDS
 
@@ -149,11 +160,13 @@ def check_room(room: Mapping) -> dict:
 @dataclass(frozen=True)
 class _RoomOf:
     """A room for both classifiers: the perceptron's :class:`~.colour.Room` (its class
-    means also tell the hand check what this room's cells look like) and the CNN's last
-    layer refitted to it (:class:`.classifier.RoomHead`)."""
+    means also tell the hand check what this room's cells look like), the CNN's last
+    layer refitted to it (:class:`.classifier.RoomHead`) and how much the CNN weighs in
+    this room's pool (None: the reader's configured weight)."""
 
     room: Room
     head: Optional[RoomHead]
+    cnn_weight: Optional[float] = None
 
     @property
     def means(self) -> np.ndarray:
@@ -163,19 +176,26 @@ class _RoomOf:
         data = self.room.to_json()
         if self.head is not None:
             data["head"] = self.head.to_json()
+        if self.cnn_weight is not None:
+            data["cnn_weight"] = self.cnn_weight
         return data
 
     @classmethod
     def from_json(cls, data: Mapping, features: Optional[int] = None) -> "_RoomOf":
         room = Room.from_json(data)
+        weight = data.get("cnn_weight")
+        if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float))
+                                   or not 0.0 <= weight <= 1.0):
+            raise ValueError("the calibration's room weight must be a number from 0 to 1")
+        weight = None if weight is None else float(weight)
         head = data.get("head")
         if head is None:
-            return cls(room, None)
+            return cls(room, None, weight)
         try:
             width = features if features is not None else len(head["W"][0])
         except (KeyError, TypeError, IndexError):
             raise ValueError("the calibration's room is not this cell classifier's") from None
-        return cls(room, RoomHead.from_json(head, width))
+        return cls(room, RoomHead.from_json(head, width), weight)
 
 
 def pooled(P: np.ndarray, Q: np.ndarray, weight: float) -> np.ndarray:
@@ -196,8 +216,8 @@ class CellReader:
     Colours come from ``config.classifier``: "perceptron", the feature net of
     :mod:`.colour`; "cnn", the :class:`~.classifier.CellClassifier` on every cell's
     patch; or "both" (the default: the two pooled, :func:`pooled`, the CNN weighing
-    ``config.cnn_weight`` out of the box and ``config.cnn_weight_calibrated`` once a room
-    is learned). Each reads with the room the calibration
+    ``config.cnn_weight`` out of the box and, once a room is learned, the weight the room
+    chose (:meth:`room_weight`)). Each reads with the room the calibration
     learned from a start frame (``calibration.room``, written by
     :func:`calibrate_reader`) when it has one.
 
@@ -214,6 +234,8 @@ class CellReader:
         self.board = calibration.board
         self.width, self.height = dimensions(self.board)
         self.names = cell_names(self.board)
+        # The board's two checkerboard colours: the halves a room is checked on.
+        self.halves = np.array([sum(cell_index(n)) % 2 for n in self.names])
         self.uses_cnn = config.classifier in ("cnn", "both")
         self.classifier = shipped_classifier()
         self.net = shipped_net(self.board, "default")
@@ -268,28 +290,85 @@ class CellReader:
     def learn_room(self, lessons: Sequence[Tuple[Lesson, np.ndarray]]) -> dict:
         """The room (``Calibration.room``) taught by frames of known layout: (lesson,
         labels) pairs, labels in CLASSES index per cell, -1 for cells left out. It
-        serves every classifier. ValueError when a class has no cell."""
+        serves every classifier, with the pool weight :meth:`room_weight` finds. ValueError
+        when a class has no cell."""
         X, looks, E = (np.concatenate(parts) for parts in zip(*[(l.X, l.looks, l.embedding) for l, _ in lessons]))
         labels = np.concatenate([np.asarray(y) for _, y in lessons])
-        return _RoomOf(Room.learn(X, looks, labels), self.classifier.learn_room(E, labels)).to_json()
+        halves = np.tile(self.halves, len(lessons))
+        return _RoomOf(Room.learn(X, looks, labels), self.classifier.learn_room(E, labels),
+                       self.room_weight(X, looks, E, labels, halves)).to_json()
+
+    def room_weight(self, X: np.ndarray, looks: np.ndarray, E: np.ndarray, labels: np.ndarray,
+                    halves: np.ndarray) -> Optional[float]:
+        """The pool weight (of ``config.cnn_weights_room``) that reads a room's frames of
+        known layout best when each half of their cells (``halves``, 0 or 1) is read by
+        both classifiers' rooms learned from the other half: a room whose stones the
+        perceptron cannot tell apart even after a start frame gives the CNN the say.
+        Ties go to ``config.cnn_weight_calibrated``. None (the configured weight) unless
+        both classifiers are pooled, or when a half lacks a class."""
+        if self.config.classifier != "both":
+            return None
+        P, Q = np.zeros((len(labels), 3)), np.zeros((len(labels), 3))
+        for half in (0, 1):
+            teach = np.where(halves == half, -1, labels)
+            read = halves == half
+            try:
+                room = Room.learn(X, looks, teach)
+                head = self.classifier.learn_room(E, teach)
+            except ValueError:
+                return None
+            P[read] = softmax(head.logits(E[read]))
+            Q[read] = self._room_probabilities(room, X[read], looks[read])
+        used = labels >= 0
+        errors = [int((pooled(P[used], Q[used], w).argmax(axis=1) != labels[used]).sum())
+                  for w in self.config.cnn_weights_room]
+        default = self.config.cnn_weight_calibrated
+        return min((w for w, e in zip(self.config.cnn_weights_room, errors) if e == min(errors)),
+                   key=lambda w: abs(w - default))
 
     def cnn_weight(self) -> float:
-        """How much the CNN weighs in this reader's colours now (1: alone, 0: not read)."""
+        """How much the CNN weighs in this reader's colours now (1: alone, 0: not read):
+        a learned room's own weight, else the configured one."""
         if self.config.classifier != "both":
             return float(self.config.classifier == "cnn")
-        return self.config.cnn_weight_calibrated if self.calibrated else self.config.cnn_weight
+        if not self.calibrated:
+            return self.config.cnn_weight
+        return self.config.cnn_weight_calibrated if self.room.cnn_weight is None else self.room.cnn_weight
 
     def colours(self, rect: Rectified, X: np.ndarray, corners: np.ndarray) -> np.ndarray:
-        """(cells x 3) colour probabilities, CLASSES order, of one rectified frame."""
+        """(cells x 3) colour probabilities, CLASSES order, of one rectified frame.
+
+        Pooled out of the box, the frame is its own start frame: the perceptron reads it
+        against the room (class means and looks, :class:`~.colour.Room`) that the cells
+        the pool reads surely teach (:meth:`_frame_room`)."""
         w = self.cnn_weight()
         P = Q = None
         if w > 0:
             P = self.classifier.probabilities(self.patches(rect), self.room.head if self.room else None)
         if w < 1:
+            if P is not None and not self.calibrated:
+                return self._frame_room(P, X, self.looks(rect, corners), w)
             Q = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
         if P is None or Q is None:
             return P if Q is None else Q
         return pooled(P, Q, w)
+
+    def _frame_room(self, P: np.ndarray, X: np.ndarray, looks: np.ndarray, w: float) -> np.ndarray:
+        """Out of the box, the CNN's ``P`` pooled (weight ``w``) with the perceptron reading
+        the frame against its own room, learned from the cells the CNN pooled with the
+        default perceptron reads surely (:func:`~.colour.frame_labels`). Where the
+        perceptron alone mistakes glossy black stones on a dark face for the face, the
+        pool's sure cells still show it this room's black stones. Without enough sure
+        cells of every class, or when the room would change more than
+        ``config.self_changed`` of the first pool's cells, the perceptron reads the frame
+        alone (:meth:`_frame_only`)."""
+        first = pooled(P, self.net.probabilities(X), w)
+        labels = frame_labels(first)
+        if labels is not None:
+            R = pooled(P, self._room_probabilities(Room.learn(X, looks, labels), X, looks), w)
+            if (R.argmax(axis=1) != first.argmax(axis=1)).mean() <= self.config.self_changed:
+                return R
+        return pooled(P, self._frame_only(X), w)
 
     def probabilities(self, X: np.ndarray, looks: Optional[np.ndarray]) -> np.ndarray:
         """The perceptron's (cells x 3) colour probabilities, CLASSES order.
@@ -306,9 +385,11 @@ class CellReader:
         own looks are left out: learned from a reading that is itself unsure, they
         mislead more than they help.)"""
         if self.calibrated:
-            room = self.room.room
-            return softmax(self.room_net.logits(room.inputs(X)) + room.look_odds(looks))
+            return self._room_probabilities(self.room.room, X, looks)
         return self._frame_only(X)
+
+    def _room_probabilities(self, room: Room, X: np.ndarray, looks: np.ndarray) -> np.ndarray:
+        return softmax(self.room_net.logits(room.inputs(X)) + room.look_odds(looks))
 
     def _frame_only(self, X: np.ndarray) -> np.ndarray:
         default = P = self.net.probabilities(X)

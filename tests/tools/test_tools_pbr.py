@@ -9,7 +9,7 @@ import pytest
 
 from fenix_table.board import cell_index, cell_names, dimensions
 from fenix_tools.pbr.camera import LensCamera, look_down
-from fenix_tools.pbr.scene import (EVAL_ONLY, Family, draw_family, draw_hand, draw_room,
+from fenix_tools.pbr.scene import (EVAL_ONLY, TUNE_ONLY, Family, draw_family, draw_hand, draw_room,
                                    game_position, hand_cells, lay_stones)
 from fenix_tools.pbr import make
 
@@ -57,6 +57,55 @@ def test_families_split_and_seeds_disjoint():
     assert max(train_ids) < min(eval_ids)
     with pytest.raises(ValueError):
         make.room_seed("train", 1, 100_000)
+
+
+def test_tune_split_draws_its_own_kinds_in_rooms_of_known_layout():
+    rng = np.random.default_rng(0)
+    kinds = set()
+    for _ in range(200):
+        family = draw_family(rng, "tune")
+        assert family.split == "tune"
+        names = (family.table, family.light, family.finish)
+        assert not set(names) & {v for vals in EVAL_ONLY.values() for v in vals}
+        kinds |= set(names) & {v for vals in TUNE_ONLY.values() for v in vals}
+        # No train or eval room draws a tuning kind.
+        for split in ("train", "eval"):
+            other = draw_family(rng, split)
+            assert other.split == split
+            assert not {other.table, other.light, other.finish} & {v for vals in TUNE_ONLY.values() for v in vals}
+    assert kinds == {v for vals in TUNE_ONLY.values() for v in vals}
+    eval_ids = {make.room_seed("eval", s, i) for s in (0, 9999) for i in (0, 99_999)}
+    tune_ids = {make.room_seed("tune", s, i) for s in (0, 9999) for i in (0, 99_999)}
+    assert max(eval_ids) < min(tune_ids)
+    # A tune room is read as the table reads a game: a start frame, then the game.
+    frames = make.plan("tune", make.room_seed("tune", 1, 0))
+    assert [f["stage"] for f in frames[:2]] == ["start", frames[1]["stage"]] and frames[1]["stage"] != "start"
+    # Its kinds are drawable rooms: a tune-only light, table and finish each.
+    room = draw_room(np.random.default_rng(1), "9x9", Family("wood_walnut", "desk_dusk", "polished"))
+    assert room.look.roughness < 0.031 and room.table_rough > 0 and room.exposure_ev < 0
+    assert len(room.lights) == 2
+
+
+def _drawn(split, seed, index):
+    """What room ``index`` of run ``seed`` draws, as make.make_room draws it."""
+    rng = np.random.default_rng(make.room_seed(split, seed, index))
+    board = make.BOARDS[int(rng.integers(2))]
+    family = draw_family(rng, split)
+    room = draw_room(rng, board, family, (1280, 960))
+    values = [room.look.radius, room.look.roughness, room.exposure_ev, room.noise_gain, room.table_rough,
+              room.table_seed, room.face_seed, room.jpeg, *room.camera.C, *[light.position[0] for light in room.lights],
+              *[d.x for d in room.spare], float(rng.uniform())]
+    return family.name, [round(float(v), 9) for v in values]
+
+
+def test_existing_train_and_eval_rooms_draw_what_they_drew():
+    # The rendered train and eval rooms on disk (and the locator's tuning sets) must stay
+    # what their seeds make: a digest of their draws from before the tune split existed.
+    import hashlib
+    drawn = {f"{s}/{seed}/{i}": _drawn(s, seed, i) for s, seed in (("train", 1), ("train", 6), ("eval", 1))
+             for i in range(4)}
+    digest = hashlib.sha256(json.dumps(drawn, sort_keys=True).encode()).hexdigest()
+    assert digest == "2a60c79ab57386bc217fefe8db3106187a8ba4f1517d54beaac34c46c6e3d567"
 
 
 def test_positions_are_real_fenix_positions():

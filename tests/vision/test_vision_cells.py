@@ -6,7 +6,8 @@ import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
 from fenix_table.rules import Position
-from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader
+from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader, pooled
+from fenix_table.vision.colour import CLASSES, layout_labels
 from fenix_table.vision.geometry import camera_pose
 from fenix_table.vision.hands import HandConfig
 from fenix_table.vision.locate import locate_board
@@ -188,3 +189,55 @@ def test_glare_the_room_has_shown_is_not_taken_for_an_arm():
     # An arm over the board in the same room is still seen.
     arm, arm_truth = render_frame(layout, "9x9", replace(scene, hand=True, hand_reach=4.0), rng)
     assert arm_truth.occluded_cells and CellReader(room).read(arm).hand
+
+
+def test_a_room_whose_perceptron_cannot_tell_its_stones_apart_gives_the_cnn_the_say():
+    rng = np.random.default_rng(5)
+    scene = random_scene(rng, "9x9", hard=False, hand=False)
+    layout = Position.start("9x9").stacks()
+    start, truth = render_frame(layout, "9x9", scene, rng)
+    cal = true_calibration(truth, scene.image_size)
+    reader = CellReader(cal)
+    lesson = reader.lesson(reader.rectifier(start))
+    labels = layout_labels(layout, reader.names)
+    # Both classifiers read this room's start frame, each half from the other: the
+    # configured weight.
+    room = reader.learn_room([(lesson, labels)])
+    assert room["cnn_weight"] == DEFAULT_READER.cnn_weight_calibrated
+    # The perceptron's features shuffled among the cells tell it nothing (as glossy black
+    # stones on a dark face in dusk light): the CNN has the say. The CNN's shuffled: the
+    # perceptron has.
+    order = rng.permutation(len(labels))
+    blind = reader.learn_room([(replace(lesson, X=lesson.X[order], looks=lesson.looks[order]), labels)])
+    assert blind["cnn_weight"] >= 0.9
+    deaf = reader.learn_room([(replace(lesson, embedding=lesson.embedding[order]), labels)])
+    assert deaf["cnn_weight"] == min(DEFAULT_READER.cnn_weights_room)
+    # The weight rides in the calibration's JSON and is what its reader pools with.
+    reloaded = Calibration.from_json(replace(cal, room=blind).to_json())
+    assert CellReader(reloaded).cnn_weight() == blind["cnn_weight"]
+    assert CellReader(replace(cal, room=room)).cnn_weight() == DEFAULT_READER.cnn_weight_calibrated
+    with pytest.raises(ValueError, match="weight"):
+        Calibration.from_json(replace(cal, room={**blind, "cnn_weight": 1.5}).to_json())
+
+
+def test_out_of_the_box_the_frame_teaches_the_perceptron_its_room():
+    # Matte black stones on a dark board in dim, warm light, no start frame: the pool's
+    # sure cells teach the perceptron this room's black stones, and the frame reads
+    # better than the CNN pooled with the perceptron reading the frame alone.
+    scene = SceneParams(board_color=(0.07, 0.07, 0.09), black_color=(0.06, 0.06, 0.06),
+                        light_intensity=0.4, light_color=(0.8, 0.95, 1.1), noise_sigma=4.0,
+                        jpeg_quality=80, stone_thickness=0.24)
+    alone = taught = 0
+    for seed in (3, 7):
+        rng = np.random.default_rng(seed)
+        for _ in range(3):
+            placement = random_placement(rng, "9x9", stones=40)
+            bgr, truth = render_frame(placement, "9x9", scene, rng)
+            reader = CellReader(true_calibration(truth, scene.image_size))
+            taught += len(colour_errors(reader.read(bgr), placement))
+            rect = reader.last
+            X, _ = reader.features(rect)
+            P = reader.classifier.probabilities(reader.patches(rect))
+            seen = pooled(P, reader.probabilities(X, None), reader.cnn_weight()).argmax(axis=1)
+            alone += sum(CLASSES[k] != placement.get(n, ("empty", 0))[0] for n, k in zip(reader.names, seen))
+    assert taught < alone

@@ -22,19 +22,22 @@ preferred side: the lamp and the camera may stand anywhere).
 The shipped model started from generator-only weights (``train.py`` as of 322537e,
 ``--epochs 3 --copies 1`` on seed 101's 400 rooms: ``cnn-s0-e3-c1-n322840-002.pt``; with
 this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then, with
-the pbr train rooms of run seed 1 (``pbr-train.npz``) and of run seed 3
-(``pbr-train3.npz``, ``data pbr --name pbr-train3``), each but its held-out fold:
+the pbr train rooms of run seeds 1 (``pbr-train.npz``), 3 (``pbr-train3.npz``, ``data pbr
+--name pbr-train3``), 4 (``pbr-train4.npz``, 77 rooms) and 6 (``pbr-train6.npz``, 136
+rooms), each but its held-out fold (train rooms never draw the tune and eval splits'
+kinds, so none of their families is trained on):
 
     python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 --threads 1 \
         --train 'sim-101-*.npz,pbr-train*.npz' \
         --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt
 
-Its files are that run's last checkpoint (``cnn-plain-s0-e8-g0.5-p3x730-ft-...-007.pt``)
-through :func:`export`, at the temperature the run fitted (1.0708). It was chosen by
-:mod:`.pooling` (generator seeds 77 and 78, 100 scenes each; both pbr folds; and the
-first 46 rooms of run seed 4, ``fenix_tools.pbr.make --split train --seed 4``, trained on by
-no model) over the model before it and three others (that model fine-tuned on the same
-data; ``--arch separable`` with and without a teacher).
+Its files are that run's last checkpoint (``cnn-plain-s0-e8-g0.5-p3x1068-ft-...-007.pt``)
+through :func:`export`, at the temperature the run fitted (1.1015). It was chosen over
+the model before it (trained the same way on run seeds 1 and 3 alone), each read as the
+reader reads with it (out of the box the frame's own room, calibrated the room's own
+weight), exact grids: generator tuning seeds 77 and 78 (100 scenes each) 35 -> 31 cells
+wrong out of the box and 10 -> 8 calibrated; the pbr tune split (27 rooms of kinds no
+model trains on) 19 -> 12 and 11 -> 9 of 2,358.
 
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by

@@ -3,9 +3,9 @@
     PYTHONPATH=tools nice -n 10 .venv/bin/python -m fenix_tools.pbr.make --split train --count 400 --seed 1
 
 ``--count`` rooms are made (room ``i`` of run ``--seed`` has the seed
-``split base + seed * 100000 + i``; the bases keep train and eval seeds apart). A train
-room gives one frame; an eval room a start-position frame and a game frame from the same
-camera and light, and in some rooms a third with a hand over the game position. Frames
+``split base + seed * 100000 + i``; the bases keep the splits' seeds apart). A train
+room gives one frame; an eval or tune room a start-position frame and a game frame from
+the same camera and light, and in some rooms a third with a hand over the game position. Frames
 already on disk are skipped, so a run can be stopped and started again, or extended with
 a larger ``--count``. Every 20 new frames of a split, and at the end of a run that made any, a line
 ``TIME SPLIT COUNT`` goes to ``ROOT/STATUS``.
@@ -28,7 +28,7 @@ from .scene import (SPLITS, Capsule, Room, draw_family, draw_hand, draw_room, ga
                     hand_cells, lay_stones)
 
 DEFAULT_ROOT = "/work/data/pbr"
-SPLIT_BASE = {"train": 0, "eval": 1_000_000_000}
+SPLIT_BASE = {"train": 0, "eval": 1_000_000_000, "tune": 2_000_000_000}
 BOARDS = ("9x9", "7x8")
 STAGES = ("start", "setup", "midgame", "late")
 
@@ -43,7 +43,7 @@ def plan(split: str, room_id: int) -> List[Dict]:
     """The frames of one room: name, stage, whether a hand reaches in."""
     rng = random.Random(room_id)
     name = f"{room_id:010d}"
-    if split == "eval":
+    if split in ("eval", "tune"):
         frames = [{"name": f"{name}-start", "stage": "start", "hand": False},
                   {"name": f"{name}-game", "stage": rng.choice(["midgame", "midgame", "late", "setup"]), "hand": False}]
         if rng.random() < 0.3:

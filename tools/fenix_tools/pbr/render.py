@@ -111,7 +111,7 @@ def table_texture(room: Room) -> np.ndarray:
     kind = room.table_kind
     if kind.startswith("wood"):
         base = {"wood_light": (0.85, 0.68, 0.48), "wood_mid": (0.62, 0.42, 0.25),
-                "wood_dark": (0.36, 0.22, 0.13)}[kind]
+                "wood_dark": (0.36, 0.22, 0.13), "wood_walnut": (0.47, 0.3, 0.19)}[kind]
         base = np.clip(np.array(base) * rng.uniform(0.85, 1.12, 3), 0, 1)
         return textures.wood(rng, size, base, rng.uniform(0.2, 0.5))
     if kind.startswith("cloth"):

@@ -7,7 +7,11 @@ board is a slab ``thickness`` deep on a table at ``z = -thickness``.
 
 Scene families: a room is one table kind, one light setup and one stone finish, its
 family the three names joined by ``/``. Some of each are drawn only for the evaluation
-split (:data:`EVAL_ONLY`), so no evaluation room is of a family seen in training.
+split (:data:`EVAL_ONLY`), so no evaluation room is of a family seen in training; others
+only for the tuning split (:data:`TUNE_ONLY`: rooms of families no model trains on and
+the evaluation never sees, for choosing a reader's settings honestly). The tuning kinds
+are kept out of :data:`TABLES`, :data:`LIGHTS` and :data:`FINISHES` and draw nothing
+extra in other rooms, so every train and eval seed renders as it did before them.
 """
 from __future__ import annotations
 
@@ -33,7 +37,9 @@ FINISHES = ("matte", "glossy", "lacquer")
 #: Drawn only for the eval split: a room of the eval split has at least one of them.
 EVAL_ONLY = {"table": ("cloth_check", "wood_dark"), "light": ("evening_multi", "sun_beam"),
              "finish": ("lacquer",)}
-SPLITS = ("train", "eval")
+#: Drawn only for the tune split: a room of the tune split has at least one of them.
+TUNE_ONLY = {"table": ("wood_walnut",), "light": ("desk_dusk",), "finish": ("polished",)}
+SPLITS = ("train", "eval", "tune")
 
 
 @dataclass(frozen=True)
@@ -48,23 +54,27 @@ class Family:
 
     @property
     def split(self) -> str:
-        held = (self.table in EVAL_ONLY["table"] or self.light in EVAL_ONLY["light"]
-                or self.finish in EVAL_ONLY["finish"])
-        return "eval" if held else "train"
+        for split, only in (("tune", TUNE_ONLY), ("eval", EVAL_ONLY)):
+            if self.table in only["table"] or self.light in only["light"] or self.finish in only["finish"]:
+                return split
+        return "train"
 
 
 def draw_family(rng: np.random.Generator, split: str) -> Family:
-    """A family of ``split``: train rooms use none of :data:`EVAL_ONLY`, eval rooms at
-    least one (each kind held out with even odds, drawn again until one is)."""
+    """A family of ``split``: train rooms use none of :data:`EVAL_ONLY` (nor of
+    :data:`TUNE_ONLY`), eval rooms at least one of :data:`EVAL_ONLY`, tune rooms at least
+    one of :data:`TUNE_ONLY` (each kind held out with even odds, drawn again until one
+    is; the rest from the train kinds)."""
     pools = {k: [v for v in vals if v not in EVAL_ONLY[k]]
              for k, vals in (("table", TABLES), ("light", LIGHTS), ("finish", FINISHES))}
     if split == "train":
         return Family(*(str(rng.choice(pools[k])) for k in ("table", "light", "finish")))
+    only = TUNE_ONLY if split == "tune" else EVAL_ONLY
     while True:
         held = {k: rng.random() < 0.5 for k in ("table", "light", "finish")}
         if any(held.values()):
             break
-    return Family(*(str(rng.choice(EVAL_ONLY[k] if held[k] else pools[k]))
+    return Family(*(str(rng.choice(only[k] if held[k] else pools[k]))
                     for k in ("table", "light", "finish")))
 
 
@@ -175,7 +185,9 @@ def draw_room(rng: np.random.Generator, board: str, family: Family,
         radius=float(u(0.36, 0.44)), thickness=float(u(0.14, 0.28)), bevel=float(u(0.05, 0.45)),
         red=_lin(np.array([u(0.5, 0.85), u(0.03, 0.22), u(0.03, 0.18)])),
         black=_lin(np.full(3, u(0.02, 0.14)) + rng.normal(0, 0.01, 3)),
-        roughness={"matte": 1.0, "glossy": float(u(0.04, 0.3)), "lacquer": 0.0}[finish],
+        # (Every finish draws the glossy coat's roughness, so the draws after it do not
+        # depend on the finish; a polished coat is a tenth as rough.)
+        roughness=_roughness(finish, float(u(0.04, 0.3))),
         finish=finish)
     # --- lights
     lights, ambient, ev = _draw_lights(rng, family.light, (cols, rows))
@@ -184,6 +196,8 @@ def draw_room(rng: np.random.Generator, board: str, family: Family,
     kind = family.table
     table_rough = {"wood_light": u(0.15, 0.5), "wood_mid": u(0.15, 0.5), "wood_dark": u(0.1, 0.4),
                    "laminate": u(0.1, 0.5)}.get(kind, 0.0)
+    if kind == "wood_walnut":
+        table_rough = u(0.1, 0.45)
     room = Room(
         board=board, family=family, size=size, face=face,
         face_gloss=float(u(0.08, 0.4)) if rng.random() < 0.5 else 0.0,
@@ -194,11 +208,16 @@ def draw_room(rng: np.random.Generator, board: str, family: Family,
         look=look, lights=lights, ambient=ambient, camera=camera,
         aperture=float(u(0, 0.12)), focus_error=float(rng.normal(0, 0.04)),
         exposure_ev=ev, white_balance=float(u(0.3, 1.0)),
-        noise_gain=float(u(0.0004, 0.002)) * (4.0 if family.light == "dim_lamp" else 1.0),
+        noise_gain=float(u(0.0004, 0.002)) * {"dim_lamp": 4.0, "desk_dusk": 3.0}.get(family.light, 1.0),
         read_noise=float(u(0.0005, 0.003)), vignette=float(u(0, 0.35)),
         sharpen=float(u(0, 0.8)), jpeg=int(rng.integers(60, 96)), face_seed=int(rng.integers(1 << 30)))
     room.spare = spare_stones(rng, room)
     return room
+
+
+def _roughness(finish: str, glossy: float) -> float:
+    """The stones' coat (GGX alpha) of ``finish``, given the glossy coat's drawn one."""
+    return {"matte": 1.0, "glossy": glossy, "lacquer": 0.0, "polished": glossy / 10}[finish]
 
 
 def _lin(c) -> np.ndarray:
@@ -246,6 +265,16 @@ def _draw_lights(rng: np.random.Generator, setup: str, board_wh) -> Tuple[List[L
             lights.append(around(u(4, 18), u(5, 20), u(2000, 6500), u(0.3, 1.2), u(0.3, 1.0)))
         amb = u(0.02, 0.1)
         ev = float(u(-1.5, -0.3))
+    elif setup == "desk_dusk":
+        # A warm desk lamp low beside the board, the last daylight cool and faint.
+        lights.append(around(u(4, 10), u(3, 8), u(2400, 3000), u(0.2, 0.6), 1.0))
+        a = u(0, 2 * math.pi)
+        p = np.array([cx + 40 * math.cos(a), cy + 40 * math.sin(a), u(10, 20)])
+        n = np.array([cx, cy, 0.0]) - p
+        lights.append(Light("rect", p, u(6, 12), blackbody(u(7000, 9000)), u(0.05, 0.2), n / np.linalg.norm(n)))
+        amb = u(0.02, 0.06)
+        amb_k = u(6500, 9000)
+        ev = float(u(-1.8, -0.6))
     elif setup == "sun_beam":
         # Sunlight through a window: a small distant source (hard shadows), low and bright.
         a = u(0, 2 * math.pi)
