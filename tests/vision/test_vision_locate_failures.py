@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fenix_table.board import dimensions
-from fenix_table.vision.locate import (DEFAULT, _dilate, _lab, _margin_beyond, _score, _work_gray, board_extent,
+from fenix_table.vision.locate import (DEFAULT, _blurred, _dilate, _lab, _margin_beyond, _score, _work_gray, board_extent,
                                       line_image, locate_board)
 from fenix_table.vision.types import Calibration
 from fenix_tools.sim import random_placement, random_scene, render_frame
@@ -137,13 +137,13 @@ def test_a_grid_a_cell_over_on_a_striped_cloth_moves_to_the_board(seed):
     gray, scale = _work_gray(bgr, DEFAULT.work_size)
     lab = _lab(cv2.resize(bgr, gray.shape[::-1], interpolation=cv2.INTER_AREA))
     lines = line_image(gray, True, DEFAULT.kernel)
-    dil = _dilate(lines)
+    smooth, dil = _blurred(lines), _dilate(lines)
     true_grid = cv2.getPerspectiveTransform(np.float32([[0, 0], [9, 0], [9, 9], [0, 9]]),
                                             np.float32(np.asarray(truth.fitted_corners()) * scale))
-    assert _margin_beyond(lab, lines, dil, true_grid, _score(dil, true_grid, 9, 9), 9, 9, DEFAULT) is None
+    assert _margin_beyond(lab, smooth, dil, true_grid, _score(dil, true_grid, 9, 9), 9, 9, DEFAULT) is None
     for files in (1, -1):
         over = true_grid @ np.array([[1, 0, files], [0, 1, 0], [0, 0, 1]], float)
-        moved = _margin_beyond(lab, lines, dil, over, _score(dil, over, 9, 9), 9, 9, DEFAULT)
+        moved = _margin_beyond(lab, smooth, dil, over, _score(dil, over, 9, 9), 9, 9, DEFAULT)
         assert moved is not None, files
         corners = cv2.perspectiveTransform(np.float32([[[0, 0], [9, 0], [9, 9], [0, 9]]]), moved[1])[0] / scale
         assert np.linalg.norm(corners - truth.fitted_corners(), axis=1).mean() < cell_pixels(truth) / 3, files
