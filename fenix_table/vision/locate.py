@@ -73,7 +73,8 @@ class LocateConfig:
                                      # shows its line polarity at fewer crossings than this
                                      # and the other face's shows it at more
     same_grid: float = 0.1           # candidates whose corners lie within this share of a cell: one grid
-    closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too
+    closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too,
+    closer_margin: float = 2.5       # ... in the frame this many cells round the first grid
     min_line: float = 0.3            # a board: its least visible line shows along this share at least
                                      # (near the crossings and halfway between them),
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
@@ -1461,38 +1462,59 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
 
     Thin, faint lines (and a printed border line a fraction of a cell outside the grid)
     can make a grid a cell off, or of the wrong face, the best fit at the work size; at
-    twice the size the true grid fits far better than its neighbours. So search there too,
-    and keep whichever grid fits best there: the new find, or the first one refined on
-    the larger image. ``first``: the work image's scale. Returns (best, gray, scale) for
-    the image the grid was kept in.
+    twice the size the true grid fits far better than its neighbours. So the first grid
+    is refined there and weighed against the grids it may be mistaken for: when every
+    one of its lines shows, against itself moved a cell (:func:`_moved_a_cell`); when
+    one does not (the other face's grid, a line short or long), against what a whole
+    search there finds. ``first``: the work image's scale. Returns (best, scale): the
+    grid kept, in the frame at ``scale``.
 
     At twice the size a grid a cell over can fit better than the board's own, too: a
     title's letters in a wide margin, or the board's edge beyond them, pass for its
     outer line. But that line shows along less of its length than any of the board's;
-    so a find elsewhere replaces the first grid only when its weakest line is as strong
-    as the first one's (:func:`extent_measures`)."""
+    so a grid elsewhere replaces the first one only when its weakest line is as strong
+    as the first one's (:func:`extent_measures`).
+
+    Only the frame round the first grid is looked at (``closer_margin`` cells): the
+    grids it is mistaken for lie within a cell of it, and a grid's checks look at most
+    1.3 cells beyond its outer lines."""
     score, face, Hm, na, nb = best
-    gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
+    h, w = frame_bgr.shape[:2]
+    scale = min(1.0, 2 * config.work_size / max(h, w))
+    m = config.closer_margin
+    ring = _project(Hm, np.array([[-m, -m], [na + m, -m], [na + m, nb + m], [-m, nb + m]], float)) / first
+    x0, y0 = np.clip(np.floor(ring.min(axis=0)).astype(int), 0, [w, h])
+    x1, y1 = np.clip(np.ceil(ring.max(axis=0)).astype(int), 0, [w, h])
+    part = frame_bgr[y0:y1, x0:x1]
+    gray = _gray_at(part, scale)
+    back = np.array([[1, 0, x0 * scale], [0, 1, y0 * scale], [0, 0, 1]], float)    # part -> frame at scale
+    def kept(grid):
+        return (grid[0], grid[1], back @ grid[2], grid[3], grid[4]), scale
     memo: Dict = {}
-    found = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo)
     _, smooth, dil = _lines_of(memo, gray, face, config.kernel)
-    Hm = np.diag([scale / first, scale / first, 1.0]) @ Hm
+    Hm = np.linalg.inv(back) @ np.diag([scale / first, scale / first, 1.0]) @ Hm
     refined = _refine(smooth, Hm, na, nb)
     score, Hm = max((_score(dil, Hm, na, nb), Hm), (_score(dil, refined, na, nb), refined), key=lambda t: t[0])
+    lab = _lab_of(memo, part, gray, scale)
+    weakest = extent_measures(lab, dil, Hm, na, nb)["line"]
+    if weakest >= 1.0 - config.swap_line:
+        moved = _moved_a_cell(smooth, dil, Hm, na, nb)
+        found = (None if moved is None or not on_a_board(lab, dil, moved[1], na, nb, config)
+                 else (moved[0], face, moved[1], na, nb))
+    else:
+        found = _search(part, gray, scale, faces, config.kernel, config, memo)
     if found is None or found[0] <= score:
-        return (score, face, Hm, na, nb), gray, scale
+        return kept((score, face, Hm, na, nb))
     corners = _grid_corners(Hm, na, nb)
     other = _grid_corners(*found[2:5])
     cell = np.linalg.norm(corners[1] - corners[0]) / na
     apart = np.sqrt(((corners[:, None] - other[None]) ** 2).sum(axis=-1)).min(axis=1).max()
     if found[1] == face and apart < 0.3 * cell:
-        return found, gray, scale                    # the same grid, placed better
-    lab = _lab_of(memo, frame_bgr, gray, scale)
+        return kept(found)                           # the same grid, placed better
     dil_found = _lines_of(memo, gray, found[1], config.kernel)[2]
-    weakest = extent_measures(lab, dil_found, found[2], found[3], found[4])["line"]
-    if weakest >= extent_measures(lab, dil, Hm, na, nb)["line"]:
-        return found, gray, scale
-    return (score, face, Hm, na, nb), gray, scale
+    if extent_measures(lab, dil_found, found[2], found[3], found[4])["line"] >= weakest:
+        return kept(found)
+    return kept((score, face, Hm, na, nb))
 
 
 def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfig = DEFAULT) -> Calibration:
@@ -1525,7 +1547,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, pairs_per_family=2 * config.pairs_per_family), memo)
     if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
-        best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
+        best, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
         # has them, else a narrower top-hat so that small stones do not pass for lines.
