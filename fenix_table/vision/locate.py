@@ -76,7 +76,7 @@ class LocateConfig:
     closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too,
     closer_margin: float = 2.5       # ... in the frame this many cells round the first grid
     min_line: float = 0.3            # a board: its least visible line shows along this share at least
-                                     # (near the crossings and halfway between them),
+                                     # near the crossings (its median line halfway between them),
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
@@ -895,8 +895,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
 
     Returns, each the worst over lines or sides:
 
-    * ``line``, ``halfway``: a line's share of cell sides where it shows near the
-      crossings, and halfway between them;
+    * ``line``: a line's share of cell sides where it shows near the crossings (the
+      worst line's); ``halfway``: the same halfway between them, the median line's;
     * ``margin``: a side's share of board-like margin points;
     * ``ring``: a side's share of board-like outer cells or margin points, whichever is
       more (a side of stones, as at the start, shows little bare board in its cells);
@@ -912,7 +912,9 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # one cell beyond the outer ones, where a grid a cell off the board has a true line.
     # Mid-side too (best of three points, as a stone may reach the line there): a grid
     # whose "lines" run diagonally from crossing to crossing has all its crossings on
-    # the board's, but nothing halfway between them.
+    # the board's, but nothing halfway between them, on any line. The typical line
+    # counts there, not the worst: in a crowd of stones in dim light their rims and
+    # shadows hide most of a line's mid-sides.
     near = np.array([0.1, 0.18, 0.82, 0.9])
     middle = np.array([0.38, 0.5, 0.62])
     strength, halfway = [], 1.0
@@ -929,7 +931,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
         with np.errstate(invalid="ignore"):
             mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
-        halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
+        halfway = min(halfway, float(np.median(mid[1:-1].mean(axis=1))))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
     worst, beyond = 1.0, 0.0
