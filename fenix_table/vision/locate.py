@@ -73,9 +73,10 @@ class LocateConfig:
                                      # shows its line polarity at fewer crossings than this
                                      # and the other face's shows it at more
     same_grid: float = 0.1           # candidates whose corners lie within this share of a cell: one grid
-    closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too
+    closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too,
+    closer_margin: float = 2.5       # ... in the frame this many cells round the first grid
     min_line: float = 0.3            # a board: its least visible line shows along this share at least
-                                     # (near the crossings and halfway between them),
+                                     # near the crossings (its median line halfway between them),
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
@@ -240,12 +241,17 @@ def grid_fit(lines_dil: np.ndarray, Hm: np.ndarray, board: str) -> float:
 # Candidate generation
 
 
-def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np.ndarray:
-    """One-pixel-wide ridge pixels of a line image (uint8 0/255): strong pixels that are
-    the maximum across their line, the line direction taken from the Hessian. Strong
-    means above ``percentile`` of the ridge strength and above ``floor`` times the
-    strongest ridges."""
-    sm = _smooth(lines)
+def _blurred(lines: np.ndarray) -> np.ndarray:
+    """A line image blurred for the ridge finder (:func:`_ridges`) and the refinement
+    (:func:`_ridge_points`)."""
+    return cv2.GaussianBlur(lines, (0, 0), 1.0)
+
+
+def _ridges(sm: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np.ndarray:
+    """One-pixel-wide ridge pixels of a blurred line image (:func:`_blurred`; uint8
+    0/255): strong pixels that are the maximum across their line, the line direction
+    taken from the Hessian. Strong means above ``percentile`` of the ridge strength and
+    above ``floor`` times the strongest ridges."""
     lxx = cv2.Sobel(sm, cv2.CV_32F, 2, 0, ksize=3)
     lyy = cv2.Sobel(sm, cv2.CV_32F, 0, 2, ksize=3)
     lxy = cv2.Sobel(sm, cv2.CV_32F, 1, 1, ksize=3)
@@ -264,13 +270,13 @@ def _ridges(lines: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
 
 
-def _hough(lines: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
+def _hough(smooth: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
            min_run: float = 0.0) -> np.ndarray:
-    """Hough lines (rho, theta, votes) of a line image, strongest first, de-duplicated.
-    ``min_run``: ridge pieces shorter than this share of the image's shorter side are
-    left out (see :func:`_line_families`)."""
-    h, w = lines.shape
-    binary = _ridges(lines, percentile, floor)
+    """Hough lines (rho, theta, votes) of a blurred line image (:func:`_blurred`),
+    strongest first, de-duplicated. ``min_run``: ridge pieces shorter than this share of
+    the image's shorter side are left out (see :func:`_line_families`)."""
+    h, w = smooth.shape
+    binary = _ridges(smooth, percentile, floor)
     if min_run > 0:
         _, label, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
         long_enough = (stats[:, cv2.CC_STAT_AREA] >= min_run * min(h, w)).astype(np.uint8) * 255
@@ -471,31 +477,31 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
 
 
-def _line_families(lines: np.ndarray, config: LocateConfig, min_run: float = 0.0):
-    """The line image's pairs of line families (:func:`_families`) and the centre of
+def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0):
+    """The line image's (``smooth``: blurred) pairs of line families (:func:`_families`) and the centre of
     its strongest lines, which the lines' positions are measured from.
 
     ``min_run`` > 0 leaves out short ridge pieces (see :func:`_hough`): a fine check or
     weave leaves rows of them along its diagonals, and where those run with the board's
     lines they crowd both families of the board's directions; the board's own lines,
     joined at the crossings, are long."""
-    families = _families(_hough(lines, config, min_run=min_run), config)
+    families = _families(_hough(smooth, config, min_run=min_run), config)
     if not families:
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
-        families = _families(_hough(lines, config, 85, 0.05, min_run), config)
+        families = _families(_hough(smooth, config, 85, 0.05, min_run), config)
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     return families, centre
 
 
-def _candidates(lines: np.ndarray, board: str, config: LocateConfig, found=None):
-    """Yield (homography board->work px, width, height) candidates for one polarity.
-    ``found``: the line image's :func:`_line_families`, if known."""
+def _candidates(dil: np.ndarray, board: str, config: LocateConfig, found):
+    """Yield (homography board->work px, width, height) candidates for one polarity
+    from its line image's :func:`_line_families` (``found``); ``dil``: the line image
+    dilated."""
     width, height = dimensions(board)
-    families, centre = found or _line_families(lines, config)
+    families, centre = found
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
-    dil = None
     seen = set()
     def grid(la, lb, ia, ja, oia, oja, ib, jb, oib, ojb):
         """The homography through lines ia, ja of ``la`` (grid lines oia, oja) and ib, jb
@@ -534,8 +540,6 @@ def _candidates(lines: np.ndarray, board: str, config: LocateConfig, found=None)
                     ((pb, lb, nb, hint_a), (pa, la, na, pairs_a), True)):
                 if len(p) <= n + 4 or not ranked or hint is None:
                     continue
-                if dil is None:
-                    dil = _dilate(lines)
                 for i2, j2, oi2, oj2 in ranked[:2]:
                     lo, hi = sorted((i2, j2))
                     keep = np.nonzero(_within_grid(dil, l, m[lo:hi + 1], hint))[0]
@@ -651,27 +655,11 @@ def _homography_from_lines(fa: Dict[int, np.ndarray], fb: Dict[int, np.ndarray])
     return new
 
 
-_SMOOTH: List[Tuple[np.ndarray, np.ndarray]] = []
-
-
-def _smooth(lines: np.ndarray) -> np.ndarray:
-    """The line image blurred for :func:`_ridges` and :func:`_ridge_points`; the last
-    two are kept (one per face), as a search finds lines in a line image and then
-    refines many grids in it."""
-    kept = list(_SMOOTH)
-    for seen, blurred in kept:
-        if seen is lines:
-            return blurred
-    blurred = cv2.GaussianBlur(lines, (0, 0), 1.0)
-    _SMOOTH[:] = [(lines, blurred)] + kept[:1]
-    return blurred
-
-
-def _refine(lines: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2,
+def _refine(smooth: np.ndarray, Hm: np.ndarray, na: int, nb: int, rounds: int = 2,
             step: float = 0.02) -> np.ndarray:
-    """Snap every predicted grid line to the line image and refit the homography from the
-    refitted lines' intersections. ``step``: sample spacing across a line, in cells."""
-    smooth = _smooth(lines)
+    """Snap every predicted grid line to the blurred line image (:func:`_blurred`) and
+    refit the homography from the refitted lines' intersections. ``step``: sample
+    spacing across a line, in cells."""
     for _ in range(rounds):
         fa = {i: _line_through(p) for i, p in _ridge_points(smooth, Hm, na, nb, 0, step).items()}
         fb = {i: _line_through(p) for i, p in _ridge_points(smooth, Hm, nb, na, 1, step).items()}
@@ -709,7 +697,7 @@ def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: 
     crop = line_image(cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), light_lines(face), kernel)
     smooth = np.zeros((h, w), np.float32)
     dil = np.zeros((h, w), np.float32)
-    smooth[y0:y1, x0:x1] = cv2.GaussianBlur(crop, (0, 0), 1.0)
+    smooth[y0:y1, x0:x1] = _blurred(crop)
     dil[y0:y1, x0:x1] = _dilate(crop)
     fams = [_ridge_points(smooth, Hm, na, nb, 0, 0.01), _ridge_points(smooth, Hm, nb, na, 1, 0.01)]
     refined = _homography_from_lines(*({i: _line_through(p) for i, p in f.items()} for f in fams))
@@ -907,8 +895,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
 
     Returns, each the worst over lines or sides:
 
-    * ``line``, ``halfway``: a line's share of cell sides where it shows near the
-      crossings, and halfway between them;
+    * ``line``: a line's share of cell sides where it shows near the crossings (the
+      worst line's); ``halfway``: the same halfway between them, the median line's;
     * ``margin``: a side's share of board-like margin points;
     * ``ring``: a side's share of board-like outer cells or margin points, whichever is
       more (a side of stones, as at the start, shows little bare board in its cells);
@@ -924,7 +912,9 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # one cell beyond the outer ones, where a grid a cell off the board has a true line.
     # Mid-side too (best of three points, as a stone may reach the line there): a grid
     # whose "lines" run diagonally from crossing to crossing has all its crossings on
-    # the board's, but nothing halfway between them.
+    # the board's, but nothing halfway between them, on any line. The typical line
+    # counts there, not the worst: in a crowd of stones in dim light their rims and
+    # shadows hide most of a line's mid-sides.
     near = np.array([0.1, 0.18, 0.82, 0.9])
     middle = np.array([0.38, 0.5, 0.62])
     strength, halfway = [], 1.0
@@ -941,7 +931,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
         with np.errstate(invalid="ignore"):
             mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
-        halfway = min(halfway, float(mid[1:-1].mean(axis=1).min()))
+        halfway = min(halfway, float(np.median(mid[1:-1].mean(axis=1))))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
     worst, beyond = 1.0, 0.0
@@ -1210,6 +1200,24 @@ def _guess_a1(corners: np.ndarray, board: str) -> np.ndarray:
     return np.roll(corners, -k, axis=0)
 
 
+def _lines_of(memo: Dict, gray: np.ndarray, face: str, kernel: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The face's line image of ``gray``, blurred (:func:`_blurred`) and dilated: made
+    once per ``memo`` (one per work image), for every search and look at that image."""
+    key = ("lines", face, gray.shape[0], kernel)
+    if key not in memo:
+        lines = line_image(gray, light_lines(face), kernel)
+        memo[key] = (lines, _blurred(lines), _dilate(lines))
+    return memo[key]
+
+
+def _lab_of(memo: Dict, frame_bgr: np.ndarray, gray: np.ndarray, scale: float) -> np.ndarray:
+    """The frame's Lab at the size of ``gray`` (``scale``), made once per ``memo``."""
+    key = ("lab", gray.shape[0])
+    if key not in memo:
+        memo[key] = _lab_at(frame_bgr, gray, scale)
+    return memo[key]
+
+
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
             config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0):
     """Best (score, face, homography, cells along family a, along family b) in a work
@@ -1223,9 +1231,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     h, w = gray.shape
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
-        if ("lab", h) not in memo:
-            memo[("lab", h)] = _lab_at(frame_bgr, gray, scale)
-        return memo[("lab", h)]
+        return _lab_of(memo, frame_bgr, gray, scale)
     refused = memo.setdefault(("refused", h, kernel), [])
     finer = memo.setdefault(("finer", h, kernel), {})
     def on_board_finer(face: str, Hm: np.ndarray, na: int, nb: int) -> bool:
@@ -1245,16 +1251,14 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         return _passes(extent_measures(lab2, finer[face][0], up @ Hm, na, nb), config)
     rankings: Dict[str, Tuple] = {}
     def ranking(face: str):
-        """The face's line image, its dilation, its candidates (score, homography, na, nb)
-        best first, and the crossing polarity of those looked at so far, by rank."""
+        """The face's line image blurred (:func:`_blurred`) and dilated, its candidates
+        (score, homography, na, nb) best first, and the crossing polarity of those
+        looked at so far, by rank."""
         if face not in rankings:
-            if ("lines", face, h, kernel) not in memo:
-                lines = line_image(gray, light_lines(face), kernel)
-                memo[("lines", face, h, kernel)] = (lines, _dilate(lines))
-            lines, dil = memo[("lines", face, h, kernel)]
+            lines, smooth, dil = _lines_of(memo, gray, face, kernel)
             key = ("families", face, h, kernel, min_run)
             if key not in memo:
-                memo[key] = _line_families(lines, config, min_run)
+                memo[key] = _line_families(lines, smooth, config, min_run)
             # Ranked coarsely first (a third of the samples), then the best few in full.
             def ranked(candidates, per_cell):
                 """(score, homography, na, nb), best first (in the order given on a tie)."""
@@ -1263,8 +1267,8 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape]
                     fits[group] = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
                 return [(fits[i], *candidates[i]) for i in np.argsort(-fits, kind="stable")]
-            coarse = ranked(list(_candidates(lines, face, config, memo[key])), 3)
-            rankings[face] = (lines, dil, ranked([c[1:] for c in coarse[:config.ranked]], 8), {})
+            coarse = ranked(list(_candidates(dil, face, config, memo[key])), 3)
+            rankings[face] = (smooth, dil, ranked([c[1:] for c in coarse[:config.ranked]], 8), {})
         return rankings[face]
     def polarity(face: str, rank: int) -> Tuple[float, float]:
         _, _, scored, known = ranking(face)
@@ -1290,7 +1294,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         order.reverse()
     best = None
     for face in order:
-        lines, dil, scored, _ = ranking(face)
+        smooth, dil, scored, _ = ranking(face)
         # The face must show its own line polarity at the crossings; refine the best two
         # candidates that do (refining is the expensive step).
         refined = rejected = 0
@@ -1314,7 +1318,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 continue
             this = [na, nb, before, False]
             looked.append(this)
-            Hr = _refine(lines, Hm, na, nb)
+            Hr = _refine(smooth, Hm, na, nb)
             sr = _score(dil, Hr, na, nb)
             if sr < s:
                 Hr, sr = Hm, s
@@ -1329,7 +1333,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 # A grid in a patterned table, or partly off the board. Often it is the
                 # board's grid a cell over (a line of the table taken for an outer line):
                 # try that, else the next candidate.
-                moved = _moved_a_cell(lines, dil, Hr, na, nb)
+                moved = _moved_a_cell(smooth, dil, Hr, na, nb)
                 if moved is not None and on_a_board(lab(), dil, moved[1], na, nb, config):
                     sr, Hr = moved
                 else:
@@ -1341,17 +1345,17 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             else:
                 # On a board, but a wood grain or a cloth's stripes can pass for the
                 # outer line of a grid a cell off: the board's own fits clearly better.
-                moved = _moved_a_cell(lines, dil, Hr, na, nb)
+                moved = _moved_a_cell(smooth, dil, Hr, na, nb)
                 if (moved is not None and moved[0] > sr + config.clearly_better
                         and on_a_board(lab(), dil, moved[1], na, nb, config)):
                     sr, Hr = moved
                 # Two grids a cell apart that both sit on a board and fit the lines about
                 # equally: the board's edge or a stripe beyond it passes for an outer line.
-                edge = _margin_beyond(lab(), lines, dil, Hr, sr, na, nb, config)
+                edge = _margin_beyond(lab(), smooth, dil, Hr, sr, na, nb, config)
                 if edge is not None:
                     sr, Hr = edge
             if na != nb:
-                swapped = _swapped(lab(), lines, dil, Hr, sr, na, nb, config)
+                swapped = _swapped(lab(), smooth, dil, Hr, sr, na, nb, config)
                 if swapped is not None:
                     sr, Hr = swapped
                     na, nb = nb, na
@@ -1371,7 +1375,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     return best
 
 
-def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float, na: int,
+def _swapped(lab: np.ndarray, smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float, na: int,
              nb: int, config: LocateConfig):
     """The 7x8 grid ``Hm`` (``na`` x ``nb``) taken with its axes the other way round, as
     (score, homography for ``nb`` x ``na``), when that sits on the board clearly better;
@@ -1402,7 +1406,7 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
             if m["ring"] < config.min_ring or m["margin"] < config.min_margin:
                 continue            # off the board: no need to look closer
             # The added line is extrapolated from the others: snap the grid to the lines.
-            moved = _refine(lines, moved, nb, na)
+            moved = _refine(smooth, moved, nb, na)
             m = extent_measures(lab, dil, moved, nb, na)
             if not _passes(m, config):
                 continue
@@ -1416,9 +1420,10 @@ def _swapped(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray
     return None if best is None else best[1:]
 
 
-def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int):
+def _moved_a_cell(smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, nb: int):
     """The grid ``Hm`` moved by a cell in either or both directions that fits the line
-    image best, refined, with its score; None when no move fits better than ``Hm``."""
+    image best, refined (in ``smooth``, the line image blurred), with its score; None
+    when no move fits better than ``Hm``."""
     best = (_score(dil, Hm, na, nb), None)
     for dx in (-1, 0, 1):
         for dy in (-1, 0, 1):
@@ -1427,11 +1432,11 @@ def _moved_a_cell(lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, n
                 best = max(best, (_score(dil, moved, na, nb), moved), key=lambda t: t[0])
     if best[1] is None:
         return None
-    refined = _refine(lines, best[1], na, nb)
+    refined = _refine(smooth, best[1], na, nb)
     return max((_score(dil, refined, na, nb), refined), best, key=lambda t: t[0])
 
 
-def _margin_beyond(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float,
+def _margin_beyond(lab: np.ndarray, smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float,
                    na: int, nb: int, config: LocateConfig):
     """The grid ``Hm`` (fit ``score``) moved a cell across one family, as (score,
     homography), when that fits the lines nearly as well, sits on a board, and the
@@ -1446,7 +1451,7 @@ def _margin_beyond(lab: np.ndarray, lines: np.ndarray, dil: np.ndarray, Hm: np.n
             own, gained = _margins_moved(lab, dil, Hm, na, nb, fam, sign)
             if gained < own + config.margin_gain:
                 continue
-            refined = _refine(lines, moved, na, nb)
+            refined = _refine(smooth, moved, na, nb)
             fit, moved = max((_score(dil, moved, na, nb), moved), (_score(dil, refined, na, nb), refined),
                              key=lambda t: t[0])
             if on_a_board(lab, dil, moved, na, nb, config):
@@ -1459,38 +1464,59 @@ def _closer_look(frame_bgr: np.ndarray, best, first: float, faces: Sequence[str]
 
     Thin, faint lines (and a printed border line a fraction of a cell outside the grid)
     can make a grid a cell off, or of the wrong face, the best fit at the work size; at
-    twice the size the true grid fits far better than its neighbours. So search there too,
-    and keep whichever grid fits best there: the new find, or the first one refined on
-    the larger image. ``first``: the work image's scale. Returns (best, gray, scale) for
-    the image the grid was kept in.
+    twice the size the true grid fits far better than its neighbours. So the first grid
+    is refined there and weighed against the grids it may be mistaken for: when every
+    one of its lines shows, against itself moved a cell (:func:`_moved_a_cell`); when
+    one does not (the other face's grid, a line short or long), against what a whole
+    search there finds. ``first``: the work image's scale. Returns (best, scale): the
+    grid kept, in the frame at ``scale``.
 
     At twice the size a grid a cell over can fit better than the board's own, too: a
     title's letters in a wide margin, or the board's edge beyond them, pass for its
     outer line. But that line shows along less of its length than any of the board's;
-    so a find elsewhere replaces the first grid only when its weakest line is as strong
-    as the first one's (:func:`extent_measures`)."""
+    so a grid elsewhere replaces the first one only when its weakest line is as strong
+    as the first one's (:func:`extent_measures`).
+
+    Only the frame round the first grid is looked at (``closer_margin`` cells): the
+    grids it is mistaken for lie within a cell of it, and a grid's checks look at most
+    1.3 cells beyond its outer lines."""
     score, face, Hm, na, nb = best
-    gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
-    found = _search(frame_bgr, gray, scale, faces, config.kernel, config)
-    lines = line_image(gray, light_lines(face), config.kernel)
-    dil = _dilate(lines)
-    Hm = np.diag([scale / first, scale / first, 1.0]) @ Hm
-    refined = _refine(lines, Hm, na, nb)
+    h, w = frame_bgr.shape[:2]
+    scale = min(1.0, 2 * config.work_size / max(h, w))
+    m = config.closer_margin
+    ring = _project(Hm, np.array([[-m, -m], [na + m, -m], [na + m, nb + m], [-m, nb + m]], float)) / first
+    x0, y0 = np.clip(np.floor(ring.min(axis=0)).astype(int), 0, [w, h])
+    x1, y1 = np.clip(np.ceil(ring.max(axis=0)).astype(int), 0, [w, h])
+    part = frame_bgr[y0:y1, x0:x1]
+    gray = _gray_at(part, scale)
+    back = np.array([[1, 0, x0 * scale], [0, 1, y0 * scale], [0, 0, 1]], float)    # part -> frame at scale
+    def kept(grid):
+        return (grid[0], grid[1], back @ grid[2], grid[3], grid[4]), scale
+    memo: Dict = {}
+    _, smooth, dil = _lines_of(memo, gray, face, config.kernel)
+    Hm = np.linalg.inv(back) @ np.diag([scale / first, scale / first, 1.0]) @ Hm
+    refined = _refine(smooth, Hm, na, nb)
     score, Hm = max((_score(dil, Hm, na, nb), Hm), (_score(dil, refined, na, nb), refined), key=lambda t: t[0])
+    lab = _lab_of(memo, part, gray, scale)
+    weakest = extent_measures(lab, dil, Hm, na, nb)["line"]
+    if weakest >= 1.0 - config.swap_line:
+        moved = _moved_a_cell(smooth, dil, Hm, na, nb)
+        found = (None if moved is None or not on_a_board(lab, dil, moved[1], na, nb, config)
+                 else (moved[0], face, moved[1], na, nb))
+    else:
+        found = _search(part, gray, scale, faces, config.kernel, config, memo)
     if found is None or found[0] <= score:
-        return (score, face, Hm, na, nb), gray, scale
+        return kept((score, face, Hm, na, nb))
     corners = _grid_corners(Hm, na, nb)
     other = _grid_corners(*found[2:5])
     cell = np.linalg.norm(corners[1] - corners[0]) / na
     apart = np.sqrt(((corners[:, None] - other[None]) ** 2).sum(axis=-1)).min(axis=1).max()
     if found[1] == face and apart < 0.3 * cell:
-        return found, gray, scale                    # the same grid, placed better
-    lab = _lab_at(frame_bgr, gray, scale)
-    dil_found = dil if found[1] == face else _dilate(line_image(gray, light_lines(found[1]), config.kernel))
-    weakest = extent_measures(lab, dil_found, found[2], found[3], found[4])["line"]
-    if weakest >= extent_measures(lab, dil, Hm, na, nb)["line"]:
-        return found, gray, scale
-    return (score, face, Hm, na, nb), gray, scale
+        return kept(found)                           # the same grid, placed better
+    dil_found = _lines_of(memo, gray, found[1], config.kernel)[2]
+    if extent_measures(lab, dil_found, found[2], found[3], found[4])["line"] >= weakest:
+        return kept(found)
+    return kept((score, face, Hm, na, nb))
 
 
 def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfig = DEFAULT) -> Calibration:
@@ -1523,7 +1549,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, pairs_per_family=2 * config.pairs_per_family), memo)
     if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
-        best, gray, scale = _closer_look(frame_bgr, best, scale, faces, config)
+        best, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
         # has them, else a narrower top-hat so that small stones do not pass for lines.

@@ -1,6 +1,7 @@
 """Board location on generated frames: corners, board side, orientation, bumps."""
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -123,3 +124,52 @@ def test_a_printed_border_line_does_not_pull_the_grid_a_cell_over():
     # Where the grid's corners are in the frame: through the lens it found (this scene
     # has one), as ``cal.corners`` are in the distortion-free image.
     assert corner_error(cal.to_image([[0, 0], [7, 0], [7, 8], [0, 8]]), truth.corners) < 4.0
+
+
+def closer_look_frame(seed):
+    """A straight-lens 7x8 frame at 1280x960, the true grid as a homography at the work
+    size, and that size's scale."""
+    from fenix_table.vision.locate import DEFAULT
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "7x8", image_size=(1280, 960), hard=True, hand=False), distortion_k1=0.0)
+    bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
+    first = DEFAULT.work_size / 1280
+    grid = cv2.getPerspectiveTransform(np.float32([[0, 0], [7, 0], [7, 8], [0, 8]]),
+                                       np.float32(np.asarray(truth.corners) * first))
+    return bgr, truth, grid, first
+
+
+def closer_corners(found):
+    (score, face, Hm, na, nb), scale = found
+    return face, cv2.perspectiveTransform(np.float32([[[0, 0], [na, 0], [na, nb], [0, nb]]]), Hm)[0] / scale
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_the_closer_look_keeps_a_grid_whose_lines_all_show_without_a_search(seed, monkeypatch):
+    # A faint grid whose every line shows is weighed at twice the size against itself
+    # moved a cell, round it only: the whole frame at twice the size was most of a
+    # slow frame's time, and it found the same grid.
+    from fenix_table.vision import locate
+    bgr, truth, grid, first = closer_look_frame(seed)
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched")
+    monkeypatch.setattr(locate, "_search", no_search)
+    face, corners = closer_corners(locate._closer_look(bgr, (0.3, "7x8", grid, 7, 8), first, ("9x9", "7x8"),
+                                                       locate.DEFAULT))
+    assert face == "7x8"
+    assert corner_error(corners, truth.corners) < 3.0
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_the_closer_look_moves_a_grid_a_cell_off_onto_the_board(seed):
+    # A cell off, one outer line of the grid lies in the margin where no line shows:
+    # what the part of the frame round it holds is searched, and the board's grid found.
+    from fenix_table.vision import locate
+    bgr, truth, grid, first = closer_look_frame(seed)
+    cell = np.linalg.norm(np.subtract(truth.corners[1], truth.corners[0])) / 7
+    for dx, dy in ((1, 0), (0, -1)):
+        off = grid @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+        face, corners = closer_corners(locate._closer_look(bgr, (0.3, "7x8", off, 7, 8), first, ("9x9", "7x8"),
+                                                           locate.DEFAULT))
+        assert face == "7x8"
+        assert corner_error(corners, truth.corners) < cell / 3, (dx, dy)

@@ -8,7 +8,7 @@ import pytest
 from fenix_table.board import dimensions
 from fenix_table.errors import BoardNotFoundError
 from fenix_tools.sim import random_placement, random_scene, render_frame
-from fenix_table.vision.locate import DEFAULT, _families, _hough, board_extent, locate_board
+from fenix_table.vision.locate import DEFAULT, _blurred, _families, _hough, board_extent, locate_board
 from fenix_table.vision.types import Calibration
 
 
@@ -144,9 +144,9 @@ def test_short_ridge_pieces_give_no_hough_lines_when_left_out():
             if 0 <= y < 476 and x < 636:
                 lines[y:y + 2, x:x + 4] = 120
     theta = lambda found: np.degrees(found[:, 1]) % 180
-    with_pieces = _hough(lines, DEFAULT)
+    with_pieces = _hough(_blurred(lines), DEFAULT)
     assert (np.abs(theta(with_pieces) - 124.99) < 4).sum() >= 5
-    without = _hough(lines, DEFAULT, min_run=DEFAULT.fine_pattern_run)
+    without = _hough(_blurred(lines), DEFAULT, min_run=DEFAULT.fine_pattern_run)
     assert len(without) and (np.abs(theta(without) - 124.99) < 4).sum() == 0
     assert any(abs(t) < 1 or abs(t - 180) < 1 for t in theta(without))
     assert any(abs(t - 90) < 1 for t in theta(without))
@@ -157,9 +157,9 @@ def refined_grids(monkeypatch):
     real refinement running."""
     from fenix_table.vision import locate
     grids, refine = [], locate._refine
-    def counted(lines, Hm, na, nb, *args, **kwargs):
+    def counted(smooth, Hm, na, nb, *args, **kwargs):
         grids.append((locate._grid_corners(Hm, na, nb), na, nb))
-        return refine(lines, Hm, na, nb, *args, **kwargs)
+        return refine(smooth, Hm, na, nb, *args, **kwargs)
     monkeypatch.setattr(locate, "_refine", counted)
     return grids
 
