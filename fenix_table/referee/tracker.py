@@ -560,9 +560,10 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
         return None
     hand = _mover_hand(options, reached)
     size = options[0].position.size
-    # Each rival is weighed as the ranking weighs it (ply_evidence): the lifted stone's
-    # shadow leaving a stack next to the emptied cell explains part of its change. The
-    # chosen stack's own change counts whole: next to the emptied cell it must reach
+    # Every stack, the chosen one too, is weighed as the ranking weighs it (ply_evidence):
+    # the lifted stone's shadow leaving a stack next to the emptied cell explains part of
+    # its change, so the chosen one must dominate by what is left. Its own change counts
+    # whole only against CHANGE_MIN: next to the emptied cell it must reach
     # CHANGE_NEXT_TO_EMPTIED instead.
     rivals = [score - _lifted_share(cand.moves[-1], size) for cand, score in zip(options, changed)]
     weighed = [rival + _hand_bonus(cand.moves[-1].path[-1], hand)
@@ -572,7 +573,7 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     own = changed[order[0]]        # the hand only helps a change stand out, never makes one
     best = own + _hand_bonus(chosen.moves[-1].path[-1], hand)
     second = max(weighed[i] for i in order[1:])
-    if best < CHANGE_MIN or best < CHANGE_DOMINANCE * max(second, CHANGE_NOISE):
+    if best < CHANGE_MIN or weighed[order[0]] < CHANGE_DOMINANCE * max(second, CHANGE_NOISE):
         return None
     emptied = chosen.moves[-1].path[0]
     if own < CHANGE_MIN or (own < CHANGE_NEXT_TO_EMPTIED and

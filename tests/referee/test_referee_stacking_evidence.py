@@ -423,6 +423,26 @@ def test_a_rival_next_to_the_emptied_cell_is_weighed_less_its_share_of_the_lifte
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
 
 
+def test_a_stack_next_to_the_emptied_cell_must_dominate_by_what_the_lifted_shadow_leaves():
+    # Red's a1 went onto e2 (far away, a small change); b1, next to a1, changed more as
+    # the lifted stone's shadow left it. Less that share b1 does not dominate e2's change,
+    # so the ply is asked, not committed as a1-b1 (a straight-down camera, where the new
+    # top disc's parallax is smallest, showed this).
+    ref, start = started()
+    after = apply(start, "a1-e2")
+    share = CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN
+    far = 6.0
+    near = CHANGE_DOMINANCE * far + 0.5
+    assert near >= CHANGE_NEXT_TO_EMPTIED and near - share < CHANGE_DOMINANCE * far
+    events = ref.observe(seen(after, 1, {"b1": near, "e2": far}))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    assert events[0].moves[:2] == ("a1-b1", "a1-e2")
+    # Clearly larger, less its share too, it is still taken.
+    ref, start = started()
+    ref.observe(seen(apply(start, "a1-b1"), 1, {"b1": CHANGE_DOMINANCE * far + share + 0.5, "e2": far}))
+    assert ref.moves == ["a1-b1"]
+
+
 def test_with_nobody_to_ask_a_later_plys_evidence_picks_the_earlier_ply_that_makes_it_legal():
     # Red's a6 went onto e2, faintly seen and leaning to d2 (already a General); later
     # Red's b5 made d2 a King. Had a6 gone onto d2, b5 could not have: the history the
