@@ -550,9 +550,9 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
                       reached: Sequence[str] = ()) -> Optional[Candidate]:
     """The one option whose last (stacking) ply landed on the stack that clearly changed
     most (see :data:`CHANGE_MIN`, :data:`CHANGE_DOMINANCE`; ``reached``: the cells a
-    hand covered last, see :data:`HAND_BONUS`), or None. A rival next to the cell its
-    stone was lifted from counts less the lifted shadow's share, as in the ranking
-    (:func:`ply_evidence`)."""
+    hand covered last, see :data:`HAND_BONUS`), or None. A stack next to the cell the
+    stone was lifted from, rival or chosen, dominates by its change less the lifted
+    shadow's share, as in the ranking (:func:`ply_evidence`)."""
     from ..board import neighbours
 
     changed = landing_scores(options, changes) if len(options) > 1 else None
