@@ -512,7 +512,6 @@ def ply_evidence(move, size: str, changes: Mapping[str, float],
     the generator's games support (a larger one picked no more plies right there); on
     the independent renderer the shadow gives more (its game 28 still records f7-g7 for
     f7-d6: g7 changed 13.8, d6 9.4)."""
-
     if not move.stacking:
         return None
     landing = move.path[-1]
