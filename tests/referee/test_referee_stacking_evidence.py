@@ -4,7 +4,7 @@ import dataclasses
 
 from fenix_table.referee import Referee
 from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEIGHBOUR_SHARE,
-                                         CHANGE_NEXT_TO_EMPTIED, HAND_BONUS)
+                                         CHANGE_NEXT_TO_EMPTIED, GROWTH_WEIGHT, HAND_BONUS)
 from fenix_table.rules import Position, apply, legal_moves
 from fenix_tools.synthetic import observe_placement
 
@@ -160,6 +160,28 @@ def test_the_movers_fingertips_help_a_change_stand_out_but_never_make_one():
     ref, start = started()
     obs = dataclasses.replace(seen(after, 1, {"c2": CHANGE_MIN - 1}), reached=("c1", "c2"))
     assert [e.kind for e in ref.observe(obs)] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_a_top_disc_that_grew_ranks_the_landings_but_never_commits_one():
+    # c2's top disc grew clearly; by the change alone d1 leads. The question offers
+    # a1-c2 first and points at c2, and with nobody to ask it is the likeliest ply
+    # recorded. Weighed in, the growth would make c2 dominate, but the live rule does not
+    # commit on it: a wrong certain move is worse than a question.
+    after = apply(Position.start("7x8"), "a1-c2")
+    changes = {"c2": CHANGE_MIN, "d1": CHANGE_MIN + 1}
+    growth = {cell: 0.0 for cell in seen(after, 1, {}).cells}
+    growth.update({"c2": 10.0, "d1": -1.0})
+    assert CHANGE_MIN + GROWTH_WEIGHT * growth["c2"] >= CHANGE_DOMINANCE * changes["d1"]
+    obs = dataclasses.replace(seen(after, 1, changes), growth=growth)
+    ref, _ = started()
+    events = ref.observe(obs)
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    assert events[0].moves[:2] == ("a1-c2", "a1-d1") and "c2" in events[0].cells
+    ref, _ = tracking()
+    ref.observe(obs)
+    committed = [e for e in ref.settle() if e.kind == "move_committed"]
+    assert [(e.move, e.uncertain) for e in committed] == [("a1-c2", True)]
+    assert committed[0].alternatives[0] == "a1-d1"
 
 
 def test_a_stack_next_to_the_emptied_cell_needs_a_change_of_its_own():
