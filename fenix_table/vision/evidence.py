@@ -159,9 +159,13 @@ def stack_changes(before, after, width: int, height: int,
     return _robust(looks, colours).sum(axis=0) / 2
 
 
-#: The top disc's growth is fitted over the stone inside this radius (a fraction of a
-#: cell; the rim is at 0.40, so its edge is in, with a pixel or two of board beyond).
-GROWTH_DISC = 0.44
+#: The top disc's growth is fitted over the stone inside this radius from the cell's
+#: centre (a fraction of a cell): the rim is at 0.40, and a stone lies up to a tenth of a
+#: cell off its centre, so the disc reaches to the cell's edge, where the neighbours'
+#: stones (0.60 away and more) do not yet. On the generator's tuning games (0-9, 20-39,
+#: 344 stacking plies) the landing grew most among its colour's stacks on 81% of them
+#: with 0.50, 69% with 0.44 (inside the cell only), 79% with 0.54.
+GROWTH_DISC = 0.50
 #: Added to the growth's spread (a share of the disc's size): on the generator's tuning
 #: games a landing's disc grew by 1.8% (median), untouched stacks' spread was 0.11% on
 #: the median board and 0.04% on the stillest; a still board's noise must not be blown
@@ -170,28 +174,47 @@ GROWTH_SPREAD_FLOOR = 0.001
 
 
 @lru_cache(maxsize=8)
-def _disc(ppc: int) -> Tuple[Tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
-    """The growth fit's pixels (every other one of the disc, a checkerboard: the fit
-    needs the rim's gradients, not every pixel of them) and their neighbours within a
-    cell, as (rows, columns); the places among those of each fit pixel and of its
+def _disc(ppc: int) -> Tuple[int, Tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """The growth fit's window about each cell: how far it reaches beyond the cell (in
+    pixels, on each side); the fit's pixels (every other one of the disc, a checkerboard:
+    the fit needs the rim's gradients, not every pixel of them) and their neighbours in
+    the window, as (rows, columns); the places among those of each fit pixel and of its
     neighbours (rows: itself, before and after it along a row, before and after it along
     a column); and the fit pixels' (x, y) offsets from the cell's centre, in pixels."""
-    c = (np.arange(ppc) + 0.5) - ppc / 2
+    beyond = int(np.ceil(max(GROWTH_DISC * ppc - ppc / 2, 0))) + 1
+    size = ppc + 2 * beyond
+    c = (np.arange(size) + 0.5) - size / 2
     x, y = np.meshgrid(c, c)
-    rows, cols = np.indices((ppc, ppc))
+    rows, cols = np.indices((size, size))
     fit = (np.hypot(x, y) <= GROWTH_DISC * ppc) & ((rows + cols) % 2 == 0)
     near = fit.copy()
     near[1:] |= fit[:-1]
     near[:-1] |= fit[1:]
     near[:, 1:] |= fit[:, :-1]
     near[:, :-1] |= fit[:, 1:]
-    place = np.full((ppc, ppc), -1)
+    place = np.full((size, size), -1)
     place[near] = np.arange(near.sum())
     r, c = np.nonzero(fit)
     places = np.stack([place[r, c], place[r, c - 1], place[r, c + 1],
                        place[r - 1, c], place[r + 1, c]])
-    return (np.nonzero(near), places,
+    return (beyond, np.nonzero(near), places,
             x[fit].astype(np.float32)[:, None], y[fit].astype(np.float32)[:, None])
+
+
+def _gather_windows(image: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                    beyond: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """(pixels, cells): as :func:`_gather`, but (``rows``, ``cols``) in a window reaching
+    ``beyond`` pixels past each side of the cell (into the neighbours' cells or the
+    board's margin, ``pad`` wide), through an overlapping strided view of the image."""
+    if pad < beyond or image.shape[0] < height * ppc + 2 * pad or image.shape[1] < width * ppc + 2 * pad:
+        raise ValueError("the rectified board's margin is narrower than the growth fit's window")
+    image = np.ascontiguousarray(image)
+    step_row, step_col = image.strides
+    size = ppc + 2 * beyond
+    grid = np.lib.stride_tricks.as_strided(
+        image[pad - beyond:, pad - beyond:], shape=(height, width, size, size),
+        strides=(ppc * step_row, ppc * step_col, step_row, step_col), writeable=False)
+    return grid[:, :, rows, cols].reshape(height * width, len(rows)).T
 
 
 def stack_growth(before, after, width: int, height: int, colours: Sequence[str]) -> np.ndarray:
@@ -213,9 +236,9 @@ def stack_growth(before, after, width: int, height: int, colours: Sequence[str])
     if len(stacks) < 2:
         return out
     ppc, pad = after.ppc, after.pad
-    near, (at, left, right, up, down), x, y = _disc(ppc)
-    old = _gather(before.L, width, height, ppc, pad, *near)[:, stacks]
-    new = _gather(after.L, width, height, ppc, pad, *near)[:, stacks]
+    beyond, near, (at, left, right, up, down), x, y = _disc(ppc)
+    old = _gather_windows(before.L, width, height, ppc, pad, beyond, *near)[:, stacks]
+    new = _gather_windows(after.L, width, height, ppc, pad, beyond, *near)[:, stacks]
     both = old + new
     # The gradients of the two pictures' mean (central differences), the change, and
     # the scaling's pattern, each less its mean over the disc (the brightness offset).

@@ -212,12 +212,13 @@ def test_the_change_score_is_the_four_looks_each_on_its_own_colours_scale():
     assert np.allclose(got, expected, atol=1e-3)
 
 
-def _grown_pictures(grow_px: float, seed: int = 1):
+def _grown_pictures(grow_px: float, seed: int = 1, off: float = 0.0):
     """Two rectified pictures of a 7x8 board: dark stones (soft-edged discs, as a lens
     draws them) on a dark face in ranks 5-8, busy empty cells below; between them the
-    stone on d7 grew by ``grow_px`` in radius and moved a third of a pixel (a stone put
-    on it, one stone nearer the camera), and c6 darkened on its left side (a
-    neighbour's longer shadow)."""
+    stone on d7 (lying ``off`` of a cell right of its cell's centre and half that down)
+    grew by ``grow_px`` in radius and moved a third of a pixel (a stone put on it, one
+    stone nearer the camera), and c6 darkened on its left side (a neighbour's longer
+    shadow)."""
     import cv2
 
     from fenix_table.vision.cells import Rectified
@@ -233,6 +234,8 @@ def _grown_pictures(grow_px: float, seed: int = 1):
         for rank in range(4, 8):
             for file in range(width):
                 cx, cy, radius = pad + (file + 0.5) * ppc, pad + (rank + 0.5) * ppc, 0.4 * ppc
+                if (file, rank) == (3, 6):
+                    cx, cy = cx + off * ppc, cy + off * ppc / 2
                 if later and (file, rank) == (3, 6):
                     cx, radius = cx + 0.33, radius + grow_px
                 cover = np.clip(radius - np.hypot(xx - cx, yy - cy) + 0.5, 0, 1)
@@ -265,3 +268,17 @@ def test_a_top_disc_that_grew_is_measured_as_grown_and_a_shadowed_one_is_not():
     (before, after), colours = _grown_pictures(grow_px=0.0)
     still = dict(zip(names, stack_growth(before, after, 7, 8, colours)))
     assert still["d7"] < 3.0
+
+
+def test_the_growth_of_a_stone_lying_off_its_cells_centre_is_measured_whole():
+    # Stones lie up to a tenth of a cell off their cell's centre: the fit reaches to the
+    # cell's edge, so the whole rim of such a stone is in it.
+    from fenix_table.board import cell_names
+    from fenix_table.vision.evidence import stack_growth
+
+    names = cell_names("7x8")
+    grown = {}
+    for off in (0.0, 0.09):
+        (before, after), colours = _grown_pictures(grow_px=0.5, off=off)
+        grown[off] = dict(zip(names, stack_growth(before, after, 7, 8, colours)))["d7"]
+    assert grown[0.09] >= 0.8 * grown[0.0]
