@@ -159,7 +159,8 @@ class Referee:
         self._draw_offer: Optional[str] = None
         self._changes: Dict[str, float] = {}   # the camera's change evidence, last reading
         self._weighed: Dict[str, float] = {}   # ... less what grown stacks' shadows explain
-        self._ranked: Dict[str, float] = {}    # ... plus the top discs' growth (ranking only)
+        self._growth: Dict[str, float] = {}    # the top discs' growth, last reading
+        self._ranked: Dict[str, float] = {}    # ... added to the weighed changes (ranking)
         self._reached: Tuple[str, ...] = ()     # cells a hand covered last before it
         # (position before, token) -> the camera's evidence for that ply, while it is open.
         self._evidence: Dict[Tuple[str, str], float] = {}
@@ -236,7 +237,8 @@ class Referee:
         self._changes = getattr(observation, "changes", None) or {}
         self._weighed = unshadowed(self._changes, self.position.size, reading.colors,
                                    getattr(observation, "shadow", None))
-        self._ranked = ranking_scores(self._weighed, getattr(observation, "growth", None) or {})
+        self._growth = getattr(observation, "growth", None) or {}
+        self._ranked = ranking_scores(self._weighed, self._growth)
         self._reached = tuple(getattr(observation, "reached", ()) or ())
         events += self._interpret(reading, observation, frame)
         return events
@@ -276,7 +278,7 @@ class Referee:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
             self._remember_evidence(decision.options)
-            options = narrowed(decision.options, self._weighed, self._reached)
+            options = narrowed(decision.options, self._weighed, self._reached, self._growth)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
         if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
