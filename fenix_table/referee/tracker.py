@@ -454,9 +454,8 @@ def unshadowed(changes: Mapping[str, float], size: str, colours: Mapping[str, Op
 #: How much of a stack's top-disc growth (``Observation.growth``, in spreads of its
 #: colour's stacks; :func:`fenix_table.vision.evidence.stack_growth`), when it grew, the
 #: ranking of landings adds to its change: the cells a live question points at and the
-#: likeliest ply ``track`` records. The live rule (:func:`landing_by_change`) does not
-#: weigh it: added to the change score, it took five more of the generator's tuning
-#: plies live, but made a wrong live commit on a held-out game.
+#: likeliest ply ``track`` records. The live rule does not add it to the change (see
+#: :data:`CHANGE_DOMINANCE_GROWN`).
 GROWTH_WEIGHT = 1.5
 
 
@@ -607,7 +606,8 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     own = changed[order[0]]        # the hand only helps a change stand out, never makes one
     best = own + _hand_bonus(chosen.moves[-1].path[-1], hand)
     second = max(weighed[i] for i in order[1:])
-    dominance = CHANGE_DOMINANCE_GROWN if _grown_alone(options, order[0], growth) else CHANGE_DOMINANCE
+    dominance = CHANGE_DOMINANCE_GROWN if _grown_alone(options, order[0], growth) \
+        else CHANGE_DOMINANCE
     if best < CHANGE_MIN or weighed[order[0]] < dominance * max(second, CHANGE_NOISE):
         return None
     emptied = chosen.moves[-1].path[0]
@@ -630,7 +630,8 @@ def _grown_alone(options: Sequence[Candidate], chosen: int,
         return False
     grown = [growth.get(cand.moves[-1].path[-1], 0.0) for cand in options]
     others = max(g for i, g in enumerate(grown) if i != chosen)
-    return grown[chosen] >= max(GROWTH_CONFIRM, GROWTH_CONFIRM_DOMINANCE * max(others, CHANGE_NOISE))
+    return grown[chosen] >= max(GROWTH_CONFIRM,
+                                GROWTH_CONFIRM_DOMINANCE * max(others, CHANGE_NOISE))
 
 
 def narrowed(options: Sequence[Candidate], changes: Mapping[str, float],

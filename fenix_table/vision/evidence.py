@@ -174,7 +174,8 @@ GROWTH_SPREAD_FLOOR = 0.001
 
 
 @lru_cache(maxsize=8)
-def _disc(ppc: int) -> Tuple[int, Tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+def _disc(ppc: int
+          ) -> Tuple[int, Tuple[np.ndarray, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """The growth fit's window about each cell: how far it reaches beyond the cell (in
     pixels, on each side); the fit's pixels (every other one of the disc, a checkerboard:
     the fit needs the rim's gradients, not every pixel of them) and their neighbours in
@@ -206,7 +207,8 @@ def _gather_windows(image: np.ndarray, width: int, height: int, ppc: int, pad: i
     """(pixels, cells): as :func:`_gather`, but (``rows``, ``cols``) in a window reaching
     ``beyond`` pixels past each side of the cell (into the neighbours' cells or the
     board's margin, ``pad`` wide), through an overlapping strided view of the image."""
-    if pad < beyond or image.shape[0] < height * ppc + 2 * pad or image.shape[1] < width * ppc + 2 * pad:
+    if pad < beyond or image.shape[0] < height * ppc + 2 * pad or \
+            image.shape[1] < width * ppc + 2 * pad:
         raise ValueError("the rectified board's margin is narrower than the growth fit's window")
     image = np.ascontiguousarray(image)
     step_row, step_col = image.strides

@@ -199,7 +199,8 @@ def test_a_top_disc_that_clearly_grew_alone_lets_a_smaller_lead_in_change_decide
     clear = {"c2": GROWTH_CONFIRM + 1}
     # By the change alone c2 does not dominate e1: the players are asked.
     ref, _ = started()
-    assert [e.kind for e in ref.observe(seen(after, 1, {"c2": lead, "e1": between}))] == ["move_ambiguous"]
+    events = ref.observe(seen(after, 1, {"c2": lead, "e1": between}))
+    assert [e.kind for e in events] == ["move_ambiguous"]
     # c2's top disc clearly grew and no other did: the smaller lead decides.
     ref, _ = started()
     ref.observe(seen_grown({"c2": lead, "e1": between}, clear))
