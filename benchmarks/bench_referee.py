@@ -308,6 +308,12 @@ class RenderedTally(Tally):
     creation_games: int = 0                                  # games with a battle stacking ply
     game_seconds: List[float] = field(default_factory=list)  # rendering + vision + referee
     questions: int = 0            # MoveAmbiguous standing when the players looked (answered)
+    # ... per such question on a stacking ply: where the true history stood in its order
+    # (1 = offered first; 0 = not offered), how many cells it pointed at, and whether the
+    # true landing was among them
+    question_ranks: List[int] = field(default_factory=list)
+    question_cells: List[int] = field(default_factory=list)
+    question_pointed: int = 0
     uncertain_right: int = 0      # uncertain commits of a position the game had
     uncertain_wrong: int = 0      # ... of one it never had
     wrong_first: int = 0          # certain wrong commits from a position that was right
@@ -318,7 +324,7 @@ class RenderedTally(Tally):
     recorded: int = 0             # plies in the record at the end (track)
     recorded_right: int = 0       # ... whose token is the game's at that ply
     failures: List[str] = field(default_factory=list)       # stacking plies not seen right
-    evidence_ms: List[float] = field(default_factory=list)  # stack_changes per call
+    evidence_ms: List[float] = field(default_factory=list)  # stack_changes + stack_growth per call
     shadow_ms: List[float] = field(default_factory=list)    # shadow_direction per call
 
 
@@ -346,6 +352,7 @@ class _Watcher:
         self.frame = 0
         self.still_since = 0
         self.asked = False
+        self.question: Optional[Tuple[int, int, bool]] = None   # the last one shown (_question)
         self.seen: Dict[int, str] = {}   # ply index -> "right" / "uncertain" / "confirmed"
         self.astray: Optional[int] = None   # the first ply the record got wrong
         self.colours: Tuple[str, ...] = ()
@@ -432,8 +439,20 @@ class _Watcher:
                 tally.route_notices += 1
             if event.kind == "move_ambiguous":
                 self.asked = True
+                self.question = self._question(event)
             elif event.kind == "move_committed":
                 self.asked = False
+
+    def _question(self, event) -> Optional[Tuple[int, int, bool]]:
+        """For a question (MoveAmbiguous) while the last ply played is a stacking one:
+        the true history's place in the options (1 first, 0 not offered), how many cells
+        it points at, and whether the true landing is among them."""
+        truth = self.truth
+        if self.ref is None or not _kind_of(truth, len(truth.moves) - 1) or not event.moves:
+            return None
+        true = " ".join(m.token for m in truth.moves[len(self.ref.moves):])
+        rank = event.moves.index(true) + 1 if true in event.moves else 0
+        return rank, len(event.cells), truth.moves[-1].path[-1] in event.cells
 
     def after_ply(self) -> None:
         if self.mode != "track" and self.ref is not None:
@@ -448,6 +467,11 @@ class _Watcher:
         done = tally.confirmed - before
         if done and asked:
             tally.questions += 1
+            if self.question is not None:
+                rank, cells, pointed = self.question
+                tally.question_ranks.append(rank)
+                tally.question_cells.append(cells)
+                tally.question_pointed += pointed
         for index in range(len(truth.moves) - done, len(truth.moves)):
             kind = _kind_of(truth, index)
             self.seen.setdefault(index, "confirmed")
@@ -596,7 +620,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     """
     import cv2
 
-    from fenix_table.vision.evidence import shadow_direction, stack_changes
+    from fenix_table.vision.evidence import shadow_direction, stack_changes, stack_growth
     from fenix_table.board import dimensions
 
     tallies = {mode: RenderedTally() for mode in modes}
@@ -651,8 +675,8 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
             t.boards[board] = t.boards.get(board, 0) + 1
             t.game_seconds.append(seconds)
         if len(stills) == 2 and stills[0][0].L.shape == stills[1][0].L.shape:
-            # The new evidence's cost: stack_changes on two real rectified still frames,
-            # one core, as vision runs it (once per stable frame).
+            # The new evidence's cost: stack_changes and stack_growth on two real
+            # rectified still frames, one core, as vision runs it (once per stable frame).
             width, height = dimensions(board)
             threads = cv2.getNumThreads()
             cv2.setNumThreads(1)
@@ -662,6 +686,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                     # counts other programs' turns too).
                     began = time.thread_time()
                     stack_changes(stills[0][0], stills[1][0], width, height, stills[1][1])
+                    stack_growth(stills[0][0], stills[1][0], width, height, stills[1][1])
                     tallies[modes[0]].evidence_ms.append((time.thread_time() - began) * 1000)
                     began = time.thread_time()
                     shadow_direction(stills[1][0], width, height, stills[1][1])
@@ -712,6 +737,13 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
         print(f"live table: questions (MoveAmbiguous standing when the players looked, "
               f"answered): {tally.questions} in {tally.games} games, mean "
               f"{tally.questions / tally.games if tally.games else float('nan'):.2f} per game")
+        if tally.question_ranks:
+            ranks = tally.question_ranks
+            print(f"live table: questions on a stacking ply: {len(ranks)}; the true move offered "
+                  f"first {ranks.count(1)}, second {ranks.count(2)}, third {ranks.count(3)}, later "
+                  f"{sum(r > 3 for r in ranks)}, not offered {ranks.count(0)}; cells pointed at: mean "
+                  f"{statistics.fmean(tally.question_cells):.1f}, max {max(tally.question_cells)}; "
+                  f"the true landing among them {tally.question_pointed}")
     if tally.late:
         print(f"certain right commits of an earlier ply, made after the next ply was played "
               f"(an open explanation narrowed later): {tally.late}, plies behind: median "
@@ -723,6 +755,7 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
     if tally.evidence_ms:
         ranked = sorted(tally.evidence_ms)
         print(f"extra time per stable frame for the new evidence (vision.evidence.stack_changes "
+              f"and stack_growth "
               f"on two real rectified still frames, vision.reader.last, with the colours read, one core, CPU time, "
               f"{len(ranked)} calls): median {statistics.median(ranked):.2f} ms, "
               f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms (target <= 3 ms; "

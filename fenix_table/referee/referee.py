@@ -36,7 +36,7 @@ from . import events as ev
 from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate,
                       Candidates, Decision, common_plies, decide, every_ply_shows,
                       evidence_gaps, hand_cells, landing_evidence, narrowed, ply_evidence,
-                      read_board, search, unshadowed)
+                      ranking_scores, read_board, search, unshadowed)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
 _NO_ACTION = ("stones_changed", "no_change", "legal")
@@ -159,6 +159,8 @@ class Referee:
         self._draw_offer: Optional[str] = None
         self._changes: Dict[str, float] = {}   # the camera's change evidence, last reading
         self._weighed: Dict[str, float] = {}   # ... less what grown stacks' shadows explain
+        self._growth: Dict[str, float] = {}    # the top discs' growth, last reading
+        self._ranked: Dict[str, float] = {}    # ... added to the weighed changes (ranking)
         self._reached: Tuple[str, ...] = ()     # cells a hand covered last before it
         # (position before, token) -> the camera's evidence for that ply, while it is open.
         self._evidence: Dict[Tuple[str, str], float] = {}
@@ -235,6 +237,8 @@ class Referee:
         self._changes = getattr(observation, "changes", None) or {}
         self._weighed = unshadowed(self._changes, self.position.size, reading.colors,
                                    getattr(observation, "shadow", None))
+        self._growth = getattr(observation, "growth", None) or {}
+        self._ranked = ranking_scores(self._weighed, self._growth)
         self._reached = tuple(getattr(observation, "reached", ()) or ())
         events += self._interpret(reading, observation, frame)
         return events
@@ -274,7 +278,7 @@ class Referee:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
             self._remember_evidence(decision.options)
-            options = narrowed(decision.options, self._weighed, self._reached)
+            options = narrowed(decision.options, self._weighed, self._reached, self._growth)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
         if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
@@ -559,7 +563,7 @@ class Referee:
                     continue
                 position = self._position_after(cand.moves, n, before)
                 last = n == len(cand.moves) - 1
-                score = ply_evidence(move, position.size, self._weighed,
+                score = ply_evidence(move, position.size, self._ranked,
                                      hands[position.side] if last and not cand.pending else None)
                 if score is None:
                     continue
@@ -803,7 +807,7 @@ class Referee:
         if not cells:
             cells = {c for cand in options for m in cand.moves for c in m.path}
         moves = tuple(sorted(" ".join(c.tokens) for c in options))
-        scores = landing_evidence(options, self._weighed, self._reached)
+        scores = landing_evidence(options, self._ranked, self._reached)
         if scores is not None:
             # Offer the likeliest first and point at the few stacks the camera saw change
             # most (and where the hand was last), not at every candidate.

@@ -31,7 +31,7 @@ from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, layout_labels
-from .evidence import shadow_direction, stack_changes
+from .evidence import shadow_direction, stack_changes, stack_growth
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
@@ -199,7 +199,9 @@ class Vision:
         if self._before is None:
             return stable
         change = stack_changes(self._before, self.reader.last, width, height, colors)
-        return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())))
+        growth = stack_growth(self._before, self.reader.last, width, height, colors)
+        return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())),
+                       growth=dict(zip(self.reader.names, np.round(growth, 2).tolist())))
 
     def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:
         """The referee's word that the board in the last frame processed shows

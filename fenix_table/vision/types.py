@@ -34,6 +34,10 @@ class Observation:
     #: still board before the latest change (:func:`fenix_table.vision.evidence.stack_changes`
     #: scale; empty when there was no earlier still board to compare with).
     changes: Mapping[str, float] = field(default_factory=dict)
+    #: Stable observations only, with ``changes``: per cell, how much the stack's top disc
+    #: grew over the same two still boards (:func:`fenix_table.vision.evidence.stack_growth`,
+    #: in spreads of its colour's stacks; 0 for an empty cell).
+    growth: Mapping[str, float] = field(default_factory=dict)
     #: Stable observations only: the cells a hand covered in the last frame with a hand
     #: before this still board (where a stone was last put down, as far as seen).
     reached: Tuple[str, ...] = ()

@@ -3,8 +3,10 @@ which stack changed (vision.evidence), and narrowed when the evidence is not cle
 import dataclasses
 
 from fenix_table.referee import Referee
-from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_MIN, CHANGE_NEIGHBOUR_SHARE,
-                                         CHANGE_NEXT_TO_EMPTIED, HAND_BONUS)
+from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_DOMINANCE_GROWN, CHANGE_MIN,
+                                         CHANGE_NEIGHBOUR_SHARE, CHANGE_NEXT_TO_EMPTIED,
+                                         GROWTH_CONFIRM, GROWTH_CONFIRM_DOMINANCE, GROWTH_WEIGHT,
+                                         HAND_BONUS)
 from fenix_table.rules import Position, apply, legal_moves
 from fenix_tools.synthetic import observe_placement
 
@@ -160,6 +162,65 @@ def test_the_movers_fingertips_help_a_change_stand_out_but_never_make_one():
     ref, start = started()
     obs = dataclasses.replace(seen(after, 1, {"c2": CHANGE_MIN - 1}), reached=("c1", "c2"))
     assert [e.kind for e in ref.observe(obs)] == ["move_ambiguous"] and ref.moves == []
+
+
+def test_a_top_disc_that_grew_ranks_the_landings_but_never_commits_one():
+    # c2's top disc grew clearly; by the change alone d1 leads. The question offers
+    # a1-c2 first and points at c2, and with nobody to ask it is the likeliest ply
+    # recorded. Weighed in, the growth would make c2 dominate, but the live rule does not
+    # commit on it: a wrong certain move is worse than a question.
+    after = apply(Position.start("7x8"), "a1-c2")
+    changes = {"c2": CHANGE_MIN, "d1": CHANGE_MIN + 1}
+    growth = {cell: 0.0 for cell in seen(after, 1, {}).cells}
+    growth.update({"c2": 10.0, "d1": -1.0})
+    assert CHANGE_MIN + GROWTH_WEIGHT * growth["c2"] >= CHANGE_DOMINANCE * changes["d1"]
+    obs = dataclasses.replace(seen(after, 1, changes), growth=growth)
+    ref, _ = started()
+    events = ref.observe(obs)
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    assert events[0].moves[:2] == ("a1-c2", "a1-d1") and "c2" in events[0].cells
+    ref, _ = tracking()
+    ref.observe(obs)
+    committed = [e for e in ref.settle() if e.kind == "move_committed"]
+    assert [(e.move, e.uncertain) for e in committed] == [("a1-c2", True)]
+    assert committed[0].alternatives[0] == "a1-d1"
+
+
+def test_a_top_disc_that_clearly_grew_alone_lets_a_smaller_lead_in_change_decide():
+    after = apply(Position.start("7x8"), "a1-c2")
+    lead = CHANGE_MIN + 3
+    between = lead / ((CHANGE_DOMINANCE + CHANGE_DOMINANCE_GROWN) / 2)   # c2 leads, not twice
+
+    def seen_grown(changes, grown):
+        growth = {cell: 0.0 for cell in seen(after, 1, {}).cells}
+        growth.update(grown)
+        return dataclasses.replace(seen(after, 1, changes), growth=growth)
+
+    clear = {"c2": GROWTH_CONFIRM + 1}
+    # By the change alone c2 does not dominate e1: the players are asked.
+    ref, _ = started()
+    events = ref.observe(seen(after, 1, {"c2": lead, "e1": between}))
+    assert [e.kind for e in events] == ["move_ambiguous"]
+    # c2's top disc clearly grew and no other did: the smaller lead decides.
+    ref, _ = started()
+    ref.observe(seen_grown({"c2": lead, "e1": between}, clear))
+    assert ref.moves == ["a1-c2"]
+    # e1's disc grew too (more than a third of c2's growth): asked.
+    ref, _ = started()
+    rival = {"e1": clear["c2"] / GROWTH_CONFIRM_DOMINANCE + 0.5}
+    ref.observe(seen_grown({"c2": lead, "e1": between}, {**clear, **rival}))
+    assert ref.moves == []
+    # Growth short of GROWTH_CONFIRM, or a lead in change below CHANGE_DOMINANCE_GROWN,
+    # or a changed neighbour (c3): asked.
+    for changes, grown in (({"c2": lead, "e1": between}, {"c2": GROWTH_CONFIRM - 1}),
+                           ({"c2": lead, "e1": lead / CHANGE_DOMINANCE_GROWN + 0.5}, clear),
+                           ({"c2": lead, "c3": CHANGE_NEIGHBOUR_SHARE * lead + 0.5}, clear)):
+        ref, _ = started()
+        assert [e.kind for e in ref.observe(seen_grown(changes, grown))] == ["move_ambiguous"]
+    # Growth makes no change: a landing under CHANGE_MIN is not taken, however it grew.
+    ref, _ = started()
+    ref.observe(seen_grown({"c2": CHANGE_MIN - 1}, {"c2": 10 * GROWTH_CONFIRM}))
+    assert ref.moves == []
 
 
 def test_a_stack_next_to_the_emptied_cell_needs_a_change_of_its_own():

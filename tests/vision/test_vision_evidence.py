@@ -41,6 +41,12 @@ def test_the_landing_stack_changes_most_and_untouched_stacks_hardly():
         assert stable.changes[vacated] > max(others), move.token
         # Most untouched stacks read as an ordinary cell of the board.
         assert np.median(others) < 3.0
+        # The landing's top disc sits a stone nearer the camera: it grew more than
+        # most untouched stacks' (growth is 0 at their median), and empty cells show none.
+        grown = [stable.growth[c] for c, (colour, _) in stacks.items()
+                 if colour == side and c != landing]
+        assert stable.growth[landing] > np.median(grown), move.token
+        assert all(stable.growth[c] == 0 for c in stable.growth if c not in stacks)
 
 
 def _board_pictures(shift_px: float, seed: int = 0):
@@ -204,3 +210,75 @@ def test_the_change_score_is_the_four_looks_each_on_its_own_colours_scale():
                                        *looks(before.L, after.L, "offset"))) / 2
     got = stack_changes(before, after, width, height, colours)
     assert np.allclose(got, expected, atol=1e-3)
+
+
+def _grown_pictures(grow_px: float, seed: int = 1, off: float = 0.0):
+    """Two rectified pictures of a 7x8 board: dark stones (soft-edged discs, as a lens
+    draws them) on a dark face in ranks 5-8, busy empty cells below; between them the
+    stone on d7 (lying ``off`` of a cell right of its cell's centre and half that down)
+    grew by ``grow_px`` in radius and moved a third of a pixel (a stone put on it, one
+    stone nearer the camera), and c6 darkened on its left side (a neighbour's longer
+    shadow)."""
+    import cv2
+
+    from fenix_table.vision.cells import Rectified
+
+    ppc, pad, width, height = 32, 16, 7, 8
+    rng = np.random.default_rng(seed)
+    size = (height * ppc + 2 * pad, width * ppc + 2 * pad)
+    yy, xx = np.mgrid[0:size[0], 0:size[1]].astype(np.float32)
+    pictures = []
+    for later in (False, True):
+        L = np.full(size, 14.0, np.float32)
+        L[:pad + 4 * ppc] += rng.normal(0, 6, (pad + 4 * ppc, size[1])).astype(np.float32)
+        for rank in range(4, 8):
+            for file in range(width):
+                cx, cy, radius = pad + (file + 0.5) * ppc, pad + (rank + 0.5) * ppc, 0.4 * ppc
+                if (file, rank) == (3, 6):
+                    cx, cy = cx + off * ppc, cy + off * ppc / 2
+                if later and (file, rank) == (3, 6):
+                    cx, radius = cx + 0.33, radius + grow_px
+                cover = np.clip(radius - np.hypot(xx - cx, yy - cy) + 0.5, 0, 1)
+                L -= 5.0 * cover
+        if later:
+            cx, cy = pad + 2.5 * ppc, pad + 5.5 * ppc
+            L[(np.hypot(xx - cx, yy - cy) < 0.47 * ppc) & (xx < cx - 0.2 * ppc)] -= 1.5
+        L += rng.normal(0, 0.3, size).astype(np.float32)
+        lab = np.stack([L, np.zeros_like(L), np.zeros_like(L)], axis=-1)
+        grad = np.hypot(cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1))
+        pictures.append(Rectified(lab, grad, ppc, pad))
+    colours = ["empty"] * (4 * width) + ["black"] * (4 * width)
+    return pictures, colours
+
+
+def test_a_top_disc_that_grew_is_measured_as_grown_and_a_shadowed_one_is_not():
+    from fenix_table.board import cell_names
+    from fenix_table.referee.tracker import CHANGE_MIN
+    from fenix_table.vision.evidence import stack_growth
+
+    names = cell_names("7x8")
+    (before, after), colours = _grown_pictures(grow_px=0.5)
+    growth = dict(zip(names, stack_growth(before, after, 7, 8, colours)))
+    # Half a pixel in radius on a dark disc: many spreads of the other stacks' noise.
+    # The neighbour darkened from one side did not grow; empty cells have no disc.
+    assert growth["d7"] >= CHANGE_MIN
+    assert growth["c6"] < 0.25 * growth["d7"]
+    assert all(v == 0 for v, c in zip(growth.values(), colours) if c == "empty")
+    # A disc that neither grew nor moved shows no growth.
+    (before, after), colours = _grown_pictures(grow_px=0.0)
+    still = dict(zip(names, stack_growth(before, after, 7, 8, colours)))
+    assert still["d7"] < 3.0
+
+
+def test_the_growth_of_a_stone_lying_off_its_cells_centre_is_measured_whole():
+    # Stones lie up to a tenth of a cell off their cell's centre: the fit reaches to the
+    # cell's edge, so the whole rim of such a stone is in it.
+    from fenix_table.board import cell_names
+    from fenix_table.vision.evidence import stack_growth
+
+    names = cell_names("7x8")
+    grown = {}
+    for off in (0.0, 0.09):
+        (before, after), colours = _grown_pictures(grow_px=0.5, off=off)
+        grown[off] = dict(zip(names, stack_growth(before, after, 7, 8, colours)))["d7"]
+    assert grown[0.09] >= 0.8 * grown[0.0]
