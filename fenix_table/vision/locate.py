@@ -871,11 +871,45 @@ def _colour_distance(col: np.ndarray, to: np.ndarray) -> np.ndarray:
     return np.sqrt((((col - to) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
 
 
+def _colour_plane(pts: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """The Lab colour over the board as a plane in board coordinates, (3, 3): row 0 the
+    colour at (0, 0), rows 1 and 2 its change per cell along x and y; fitted to the
+    colours ``col`` (N, 3) at board points ``pts`` (N, 2), NaN left out. A lamp low at
+    one side lights one edge of a board far brighter and warmer than the other: no one
+    colour is the board's then, but its colour changes smoothly across it. Stones,
+    their shadows and a hand are not on the plane: points far off it are left out and
+    the plane fitted again, twice. Too few points (a board mostly out of view): the
+    median colour, flat."""
+    ok = np.isfinite(col).all(axis=1)
+    flat = np.zeros((3, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        flat[0] = _nanmedian(col.reshape(-1, 3), axis=0)
+    if ok.sum() < 12:
+        return flat
+    X = np.column_stack([np.ones(len(pts)), pts])
+    keep = ok
+    plane = flat
+    for _ in range(3):
+        if keep.sum() < 12:
+            break
+        plane = np.linalg.lstsq(X[keep], col[keep], rcond=None)[0]
+        off = np.where(ok, _colour_distance(np.where(ok[:, None], col, 0.0), X @ plane), np.inf)
+        keep = ok & (off < max(2.5 * float(np.median(off[keep])), 4.0))
+    return plane
+
+
+def _colour_at(plane: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """The colour of a :func:`_colour_plane` at board points (..., 2)."""
+    return plane[0] + pts @ plane[1:]
+
+
 def _margin_runs(col: np.ndarray, response: np.ndarray, ref: np.ndarray, ink: np.ndarray,
                  flat_below: float) -> np.ndarray:
     """Which runs of margin points (Lab ``col`` and line ``response``, (runs, points))
     are board: each point bare board (``ref``'s colour, flat) or print (``ink``'s
-    colour, on a line), half the run one or the other and some of it bare board."""
+    colour, on a line), half the run one or the other and some of it bare board.
+    ``ref`` and ``ink``: one colour, or one per point."""
     with np.errstate(invalid="ignore"):                                 # NaN: neither
         bare = (_colour_distance(col, ref) < 14.0) & (response < flat_below)
         printed = (_colour_distance(col, ink) < 14.0) & (response >= flat_below)
@@ -964,10 +998,14 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     start = np.array([(0, 0), (1, 0), (0, 1), (1, 1)], float)
     steps = np.array([0.12, 0.16, 0.2, 0.24])
     runs = base + (start[:, None, :] + toward[:, None, :] * steps[None, :, None])[None]
-    cells = _bare_colours(lab, Hm, runs[:, :, 0], lens)                  # (na*nb, 4, 3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ref = _nanmedian(cells.reshape(-1, 3), axis=0)
+    corners = runs[:, :, 0]
+    cells = _bare_colours(lab, Hm, corners, lens)                        # (na*nb, 4, 3)
+    # The board's colour, where a light's gradient across the board leaves it, from the
+    # inner cells alone: a grid a cell off has its outer row on the table, and what
+    # lies beyond its outer line is judged against the board's colour carried on.
+    inner = ((f > 0) & (f < na - 1) & (r > 0) & (r < nb - 1)).ravel()
+    plane = _colour_plane(corners[inner].reshape(-1, 2), cells[inner].reshape(-1, 3))
+    ref = _colour_at(plane, corners)
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
     rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
     # The margin: a run from 0.07 to 0.27 cells outside every outer line at every cell's
@@ -981,10 +1019,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # lines' colour is taken at the grid's inner crossings, where no stone reaches.
     out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     ci, cj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
-    crossings = np.stack([ci, cj], -1).reshape(-1, 1, 2).astype(float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ink = _nanmedian(_bare_colours(lab, Hm, crossings, lens).reshape(-1, 3), axis=0)
+    crossings = np.stack([ci, cj], -1).reshape(-1, 2).astype(float)
+    ink = _colour_plane(crossings, _bare_colours(lab, Hm, crossings[:, None], lens)[:, 0])
     margins = []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
@@ -992,7 +1028,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
             pts = pts if fam == 0 else pts[..., ::-1]
-            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), ref, ink, flat_below)
+            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), _colour_at(plane, pts),
+                                 _colour_at(ink, pts), flat_below)
             margins.append(float(board.mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
@@ -1026,12 +1063,12 @@ def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: i
     across, along = np.broadcast_arrays(across[..., None, None] + corner[:, None], along[..., None, None] + corner)
     tt = (np.arange(span)[:, None] + np.array([0.1, 0.18, 0.82, 0.9])[None]).ravel()
     inner = cols[1:, None]                           # the shared lines
+    spots = to_board(across.reshape(-1, 1), along.reshape(-1, 1))
+    ref = _colour_plane(spots.reshape(-1, 2), _bare_colours(lab, Hm, spots).reshape(-1, 3))
+    crossings = to_board(inner, np.arange(1, span, dtype=float)[None])
+    ink = _colour_plane(crossings.reshape(-1, 2), _bare_colours(lab, Hm, crossings).reshape(-1, 3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        ref = _nanmedian(_bare_colours(lab, Hm, to_board(across.reshape(-1, 1), along.reshape(-1, 1))
-                                       ).reshape(-1, 3), axis=0)
-        ink = _nanmedian(_bare_colours(lab, Hm, to_board(inner, np.arange(1, span, dtype=float)[None])
-                                       ).reshape(-1, 3), axis=0)
         on = sample(to_board(inner, tt[None]))
         off = np.fmin(sample(to_board(inner - 0.2, tt[None])), sample(to_board(inner + 0.2, tt[None])))
         typical, noise = float(np.nanmedian(on)), float(np.nanmedian(off))
@@ -1040,7 +1077,8 @@ def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: i
     out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     def margin(edge, outward):
         pts = to_board(edge + outward * out[None], t[:, None])
-        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), ref, ink, flat_below).mean())
+        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), _colour_at(ref, pts), _colour_at(ink, pts),
+                                  flat_below).mean())
     if sign > 0:
         return margin(0.0, -1.0), margin(float(n + 1), 1.0)
     return margin(float(n), 1.0), margin(-1.0, -1.0)
