@@ -876,26 +876,27 @@ def _colour_plane(pts: np.ndarray, col: np.ndarray) -> np.ndarray:
     colour at (0, 0), rows 1 and 2 its change per cell along x and y; fitted to the
     colours ``col`` (N, 3) at board points ``pts`` (N, 2), NaN left out. A lamp low at
     one side lights one edge of a board far brighter and warmer than the other: no one
-    colour is the board's then, but its colour changes smoothly across it. Stones,
-    their shadows and a hand are not on the plane: points far off it are left out and
-    the plane fitted again, twice. Too few points (a board mostly out of view): the
-    median colour, flat."""
+    colour is the board's then, but its colour changes smoothly across it.
+
+    Stones, their shadows and a hand are not on the plane. From the median colour on,
+    three times: the points far off the last plane (by the typical point's distance
+    from it) are left out and the plane fitted again. Too few points (a board mostly
+    out of view): the median colour, flat."""
     ok = np.isfinite(col).all(axis=1)
-    flat = np.zeros((3, 3))
+    plane = np.zeros((3, 3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        flat[0] = _nanmedian(col.reshape(-1, 3), axis=0)
+        plane[0] = _nanmedian(col.reshape(-1, 3), axis=0)
     if ok.sum() < 12:
-        return flat
-    X = np.column_stack([np.ones(len(pts)), pts])
-    keep = ok
-    plane = flat
+        return plane
+    X = np.column_stack([np.ones(ok.sum()), pts[ok]])
+    col = col[ok]
     for _ in range(3):
+        off = _colour_distance(col, X @ plane)
+        keep = off < max(2.5 * float(np.median(off)), 4.0)
         if keep.sum() < 12:
             break
         plane = np.linalg.lstsq(X[keep], col[keep], rcond=None)[0]
-        off = np.where(ok, _colour_distance(np.where(ok[:, None], col, 0.0), X @ plane), np.inf)
-        keep = ok & (off < max(2.5 * float(np.median(off[keep])), 4.0))
     return plane
 
 
