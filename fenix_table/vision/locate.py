@@ -884,19 +884,25 @@ def _colour_plane(pts: np.ndarray, col: np.ndarray) -> np.ndarray:
     out of view): the median colour, flat."""
     ok = np.isfinite(col).all(axis=1)
     plane = np.zeros((3, 3))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        plane[0] = _nanmedian(col.reshape(-1, 3), axis=0)
     if ok.sum() < 12:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            plane[0] = _nanmedian(col.reshape(-1, 3), axis=0)
         return plane
     X = np.column_stack([np.ones(ok.sum()), pts[ok]])
     col = col[ok]
+    plane[0] = np.median(col, axis=0)
     for _ in range(3):
         off = _colour_distance(col, X @ plane)
         keep = off < max(2.5 * float(np.median(off)), 4.0)
         if keep.sum() < 12:
             break
-        plane = np.linalg.lstsq(X[keep], col[keep], rcond=None)[0]
+        Xk = X[keep]
+        # (The normal equations: a 3x3 solve, many times cheaper than a least-squares routine.)
+        try:
+            plane = np.linalg.solve(Xk.T @ Xk, Xk.T @ col[keep])
+        except np.linalg.LinAlgError:        # the points all on one line: no plane through them
+            break
     return plane
 
 
@@ -905,15 +911,22 @@ def _colour_at(plane: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return plane[0] + pts @ plane[1:]
 
 
-def _margin_runs(col: np.ndarray, response: np.ndarray, ref: np.ndarray, ink: np.ndarray,
+def _like(col: np.ndarray, colours: Sequence[np.ndarray]) -> np.ndarray:
+    """Whether each colour of ``col`` (..., 3) is near any of ``colours`` (each one colour
+    or one per point); False for NaN."""
+    with np.errstate(invalid="ignore"):
+        return np.logical_or.reduce([_colour_distance(col, c) < 14.0 for c in colours])
+
+
+def _margin_runs(col: np.ndarray, response: np.ndarray, refs: Sequence[np.ndarray], inks: Sequence[np.ndarray],
                  flat_below: float) -> np.ndarray:
     """Which runs of margin points (Lab ``col`` and line ``response``, (runs, points))
-    are board: each point bare board (``ref``'s colour, flat) or print (``ink``'s
-    colour, on a line), half the run one or the other and some of it bare board.
-    ``ref`` and ``ink``: one colour, or one per point."""
+    are board: each point bare board (one of ``refs``' colours, flat) or print (one of
+    ``inks``' colours, on a line), half the run one or the other and some of it bare
+    board. Each colour is one colour or one per point."""
     with np.errstate(invalid="ignore"):                                 # NaN: neither
-        bare = (_colour_distance(col, ref) < 14.0) & (response < flat_below)
-        printed = (_colour_distance(col, ink) < 14.0) & (response >= flat_below)
+        bare = _like(col, refs) & (response < flat_below)
+        printed = _like(col, inks) & (response >= flat_below)
     return ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
 
 
@@ -989,7 +1002,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         """Board-coloured, and flat along the whole run."""
         with np.errstate(invalid="ignore"):
             flat = (sample(runs) < flat_below).all(axis=-1)             # NaN counts as not flat
-            return (_colour_distance(col, ref) < 14.0) & flat
+            return _like(col, refs) & flat
     # Bare spots: the four corners of every cell (0.12 cells in from the crossing, the
     # run going on diagonally to 0.24), and the margin strip. A cell is bare board when
     # two of its corners are (a stack's side or a tall stack's top may hide the others).
@@ -1001,12 +1014,17 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     runs = base + (start[:, None, :] + toward[:, None, :] * steps[None, :, None])[None]
     corners = runs[:, :, 0]
     cells = _bare_colours(lab, Hm, corners, lens)                        # (na*nb, 4, 3)
-    # The board's colour, where a light's gradient across the board leaves it, from the
-    # inner cells alone: a grid a cell off has its outer row on the table, and what
-    # lies beyond its outer line is judged against the board's colour carried on.
+    # The board's colour: its median, or where a lamp's gradient across the board leaves
+    # it (:func:`_colour_plane`), fitted to the inner cells alone: a grid a cell off
+    # has its outer row on the table, and what lies beyond its outer line is judged
+    # against the board's colour carried on. The median stays, as a glare in the
+    # board's middle or a hand's shadow at one side can tilt the plane.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = _nanmedian(cells.reshape(-1, 3), axis=0)
     inner = ((f > 0) & (f < na - 1) & (r > 0) & (r < nb - 1)).ravel()
     plane = _colour_plane(corners[inner].reshape(-1, 2), cells[inner].reshape(-1, 3))
-    ref = _colour_at(plane, corners)
+    refs = (ref, _colour_at(plane, corners))
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
     rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
     # The margin: a run from 0.07 to 0.27 cells outside every outer line at every cell's
@@ -1021,7 +1039,11 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     ci, cj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
     crossings = np.stack([ci, cj], -1).reshape(-1, 2).astype(float)
-    ink = _colour_plane(crossings, _bare_colours(lab, Hm, crossings[:, None], lens)[:, 0])
+    ink_colours = _bare_colours(lab, Hm, crossings[:, None], lens)[:, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ink = _nanmedian(ink_colours, axis=0)
+    ink_plane = _colour_plane(crossings, ink_colours)
     margins = []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
@@ -1029,8 +1051,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
             pts = pts if fam == 0 else pts[..., ::-1]
-            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), _colour_at(plane, pts),
-                                 _colour_at(ink, pts), flat_below)
+            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), (ref, _colour_at(plane, pts)),
+                                 (ink, _colour_at(ink_plane, pts)), flat_below)
             margins.append(float(board.mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
@@ -1064,12 +1086,12 @@ def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: i
     across, along = np.broadcast_arrays(across[..., None, None] + corner[:, None], along[..., None, None] + corner)
     tt = (np.arange(span)[:, None] + np.array([0.1, 0.18, 0.82, 0.9])[None]).ravel()
     inner = cols[1:, None]                           # the shared lines
-    spots = to_board(across.reshape(-1, 1), along.reshape(-1, 1))
-    ref = _colour_plane(spots.reshape(-1, 2), _bare_colours(lab, Hm, spots).reshape(-1, 3))
-    crossings = to_board(inner, np.arange(1, span, dtype=float)[None])
-    ink = _colour_plane(crossings.reshape(-1, 2), _bare_colours(lab, Hm, crossings).reshape(-1, 3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
+        ref = _nanmedian(_bare_colours(lab, Hm, to_board(across.reshape(-1, 1), along.reshape(-1, 1))
+                                       ).reshape(-1, 3), axis=0)
+        ink = _nanmedian(_bare_colours(lab, Hm, to_board(inner, np.arange(1, span, dtype=float)[None])
+                                       ).reshape(-1, 3), axis=0)
         on = sample(to_board(inner, tt[None]))
         off = np.fmin(sample(to_board(inner - 0.2, tt[None])), sample(to_board(inner + 0.2, tt[None])))
         typical, noise = float(np.nanmedian(on)), float(np.nanmedian(off))
@@ -1078,8 +1100,7 @@ def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: i
     out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     def margin(edge, outward):
         pts = to_board(edge + outward * out[None], t[:, None])
-        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), _colour_at(ref, pts), _colour_at(ink, pts),
-                                  flat_below).mean())
+        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), (ref,), (ink,), flat_below).mean())
     if sign > 0:
         return margin(0.0, -1.0), margin(float(n + 1), 1.0)
     return margin(float(n), 1.0), margin(-1.0, -1.0)
