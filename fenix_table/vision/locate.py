@@ -397,22 +397,25 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
         if not ok.any():
             continue
         i_, j_, s_ = ii[ok], jj[ok], s[ok]
-        for o in range(0, cells - m + 1):
-            k = np.arange(-o - 1, cells - o + 2)                     # indices relative to line i
-            pred = pos[i_][:, None] + k[None, :] * s_[:, None]       # pairs x (cells + 3)
-            # The nearest line to each predicted one is a neighbour of it in ``pos``.
-            at = np.searchsorted(pos, pred)
-            nearest = np.minimum(np.abs(pos[np.maximum(at - 1, 0)] - pred), np.abs(pos[np.minimum(at, n - 1)] - pred))
-            best = nearest / s_[:, None]
-            hit = (best[:, 1:-1] < 0.3).sum(axis=1)
-            beyond = (best[:, 0] < 0.3).astype(int) + (best[:, -1] < 0.3)
-            lo = pred[:, 1] - 0.3 * s_
-            hi = pred[:, -2] + 0.3 * s_
-            between = np.searchsorted(pos, hi, "left") - np.searchsorted(pos, lo, "right")
-            score = hit - 0.4 * (between - hit) - 1.5 * beyond
-            if spacing_hint:
-                score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
-            rows.append(np.column_stack([score, np.full(len(i_), m), i_, j_, np.full(len(i_), o)]))
+        # Every offset o of line i among the grid's lines at once: (offsets, pairs, cells + 3).
+        o = np.arange(0, cells - m + 1)
+        k = np.arange(-1, cells + 2)[None, :] - o[:, None]               # indices relative to line i
+        pred = pos[i_][None, :, None] + k[:, None, :] * s_[None, :, None]
+        # The nearest line to each predicted one is a neighbour of it in ``pos``.
+        at = np.searchsorted(pos, pred)
+        nearest = np.minimum(np.abs(pos[np.maximum(at - 1, 0)] - pred), np.abs(pos[np.minimum(at, n - 1)] - pred))
+        best = nearest / s_[None, :, None]
+        hit = (best[..., 1:-1] < 0.3).sum(axis=2)
+        beyond = (best[..., 0] < 0.3).astype(int) + (best[..., -1] < 0.3)
+        lo = pred[..., 1] - 0.3 * s_
+        hi = pred[..., -2] + 0.3 * s_
+        between = np.searchsorted(pos, hi, "left") - np.searchsorted(pos, lo, "right")
+        score = hit - 0.4 * (between - hit) - 1.5 * beyond
+        if spacing_hint:
+            score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
+        count = len(o) * len(i_)
+        rows.append(np.column_stack([score.ravel(), np.full(count, m), np.tile(i_, len(o)), np.tile(j_, len(o)),
+                                     np.repeat(o, len(i_))]))
     if not rows:
         return []
     table = np.vstack(rows)
