@@ -946,8 +946,9 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     and every outer row of cells and the margin beyond every outer line should be bare
     board where no stone reaches (the cells' corners, 0.12 cells in from the crossings,
     and a strip 0.07-0.27 cells outside the outer lines, where a printed border line
-    may run): the board's colour, and flat (wood grain and a cloth's weave or checks
-    are not).
+    may run): the board's colour (its median, or under a lamp's gradient the colour its
+    inner cells have there, :func:`_colour_plane`), and flat (wood grain and a cloth's
+    weave or checks are not).
 
     Returns, each the worst over lines or sides:
 
