@@ -397,22 +397,25 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
         if not ok.any():
             continue
         i_, j_, s_ = ii[ok], jj[ok], s[ok]
-        for o in range(0, cells - m + 1):
-            k = np.arange(-o - 1, cells - o + 2)                     # indices relative to line i
-            pred = pos[i_][:, None] + k[None, :] * s_[:, None]       # pairs x (cells + 3)
-            # The nearest line to each predicted one is a neighbour of it in ``pos``.
-            at = np.searchsorted(pos, pred)
-            nearest = np.minimum(np.abs(pos[np.maximum(at - 1, 0)] - pred), np.abs(pos[np.minimum(at, n - 1)] - pred))
-            best = nearest / s_[:, None]
-            hit = (best[:, 1:-1] < 0.3).sum(axis=1)
-            beyond = (best[:, 0] < 0.3).astype(int) + (best[:, -1] < 0.3)
-            lo = pred[:, 1] - 0.3 * s_
-            hi = pred[:, -2] + 0.3 * s_
-            between = np.searchsorted(pos, hi, "left") - np.searchsorted(pos, lo, "right")
-            score = hit - 0.4 * (between - hit) - 1.5 * beyond
-            if spacing_hint:
-                score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
-            rows.append(np.column_stack([score, np.full(len(i_), m), i_, j_, np.full(len(i_), o)]))
+        # Every offset o of line i among the grid's lines at once: (offsets, pairs, cells + 3).
+        o = np.arange(0, cells - m + 1)
+        k = np.arange(-1, cells + 2)[None, :] - o[:, None]               # indices relative to line i
+        pred = pos[i_][None, :, None] + k[:, None, :] * s_[None, :, None]
+        # The nearest line to each predicted one is a neighbour of it in ``pos``.
+        at = np.searchsorted(pos, pred)
+        nearest = np.minimum(np.abs(pos[np.maximum(at - 1, 0)] - pred), np.abs(pos[np.minimum(at, n - 1)] - pred))
+        best = nearest / s_[None, :, None]
+        hit = (best[..., 1:-1] < 0.3).sum(axis=2)
+        beyond = (best[..., 0] < 0.3).astype(int) + (best[..., -1] < 0.3)
+        lo = pred[..., 1] - 0.3 * s_
+        hi = pred[..., -2] + 0.3 * s_
+        between = np.searchsorted(pos, hi, "left") - np.searchsorted(pos, lo, "right")
+        score = hit - 0.4 * (between - hit) - 1.5 * beyond
+        if spacing_hint:
+            score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
+        count = len(o) * len(i_)
+        rows.append(np.column_stack([score.ravel(), np.full(count, m), np.tile(i_, len(o)), np.tile(j_, len(o)),
+                                     np.repeat(o, len(i_))]))
     if not rows:
         return []
     table = np.vstack(rows)
@@ -823,12 +826,14 @@ def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Tuple[f
 # The board's physical extent
 
 
+_LAB_SCALE = np.stack([np.arange(256) * (100.0 / 255), np.arange(256) - 128.0, np.arange(256) - 128.0],
+                      -1).reshape(256, 1, 3).astype(np.float32)
+
+
 def _lab(small_bgr: np.ndarray) -> np.ndarray:
-    """Lab (L 0..100) from OpenCV's 8-bit conversion, many times faster than its float one."""
-    lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= 100.0 / 255
-    lab[..., 1:] -= 128.0
-    return lab
+    """Lab (L 0..100) from OpenCV's 8-bit conversion, many times faster than its float one
+    (scaled by a lookup table: one pass, where arithmetic on every channel takes several)."""
+    return cv2.LUT(cv2.cvtColor(small_bgr, cv2.COLOR_BGR2LAB), _LAB_SCALE)
 
 
 def _lab_at(frame_bgr: np.ndarray, gray: np.ndarray, scale: float) -> np.ndarray:
@@ -871,14 +876,65 @@ def _colour_distance(col: np.ndarray, to: np.ndarray) -> np.ndarray:
     return np.sqrt((((col - to) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
 
 
-def _margin_runs(col: np.ndarray, response: np.ndarray, ref: np.ndarray, ink: np.ndarray,
+def _colour_plane(pts: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """The Lab colour over the board as a plane in board coordinates, (3, 3): row 0 the
+    colour at (0, 0), rows 1 and 2 its change per cell along x and y; fitted to the
+    colours ``col`` (N, 3) at board points ``pts`` (N, 2), NaN left out. A lamp low at
+    one side lights one edge of a board far brighter and warmer than the other: no one
+    colour is the board's then, but its colour changes smoothly across it.
+
+    Stones, their shadows and a hand are not on the plane. From the median colour on,
+    three times: the points far off the last plane (by the typical point's distance
+    from it) are left out and the plane fitted again. Too few points (a board mostly
+    out of view): the median colour, flat."""
+    ok = np.isfinite(col).all(axis=1)
+    plane = np.zeros((3, 3))
+    if ok.sum() < 12:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            plane[0] = _nanmedian(col.reshape(-1, 3), axis=0)
+        return plane
+    X = np.column_stack([np.ones(ok.sum()), pts[ok]])
+    col = col[ok]
+    plane[0] = np.median(col, axis=0)
+    weight = np.array([0.4, 1.0, 1.0]) ** 2          # as in :func:`_colour_distance`
+    middle = len(col) // 2
+    for _ in range(3):
+        # (Squared distances, and the middle one by partition: this runs for every grid checked.)
+        off = ((col - X @ plane) ** 2) @ weight
+        keep = off < max(6.25 * float(np.partition(off, middle)[middle]), 16.0)
+        if keep.sum() < 12:
+            break
+        Xk = X[keep]
+        # (The normal equations: a 3x3 solve, many times cheaper than a least-squares routine.)
+        try:
+            plane = np.linalg.solve(Xk.T @ Xk, Xk.T @ col[keep])
+        except np.linalg.LinAlgError:        # the points all on one line: no plane through them
+            break
+    return plane
+
+
+def _colour_at(plane: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """The colour of a :func:`_colour_plane` at board points (..., 2)."""
+    return plane[0] + pts @ plane[1:]
+
+
+def _like(col: np.ndarray, colours: Sequence[np.ndarray]) -> np.ndarray:
+    """Whether each colour of ``col`` (..., 3) is near any of ``colours`` (each one colour
+    or one per point); False for NaN."""
+    with np.errstate(invalid="ignore"):
+        return np.logical_or.reduce([_colour_distance(col, c) < 14.0 for c in colours])
+
+
+def _margin_runs(col: np.ndarray, response: np.ndarray, refs: Sequence[np.ndarray], inks: Sequence[np.ndarray],
                  flat_below: float) -> np.ndarray:
     """Which runs of margin points (Lab ``col`` and line ``response``, (runs, points))
-    are board: each point bare board (``ref``'s colour, flat) or print (``ink``'s
-    colour, on a line), half the run one or the other and some of it bare board."""
+    are board: each point bare board (one of ``refs``' colours, flat) or print (one of
+    ``inks``' colours, on a line), half the run one or the other and some of it bare
+    board. Each colour is one colour or one per point."""
     with np.errstate(invalid="ignore"):                                 # NaN: neither
-        bare = (_colour_distance(col, ref) < 14.0) & (response < flat_below)
-        printed = (_colour_distance(col, ink) < 14.0) & (response >= flat_below)
+        bare = _like(col, refs) & (response < flat_below)
+        printed = _like(col, inks) & (response >= flat_below)
     return ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
 
 
@@ -890,8 +946,9 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     and every outer row of cells and the margin beyond every outer line should be bare
     board where no stone reaches (the cells' corners, 0.12 cells in from the crossings,
     and a strip 0.07-0.27 cells outside the outer lines, where a printed border line
-    may run): the board's colour, and flat (wood grain and a cloth's weave or checks
-    are not).
+    may run): the board's colour (its median, or under a lamp's gradient the colour its
+    inner cells have there, :func:`_colour_plane`), and flat (wood grain and a cloth's
+    weave or checks are not).
 
     Returns, each the worst over lines or sides:
 
@@ -954,7 +1011,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         """Board-coloured, and flat along the whole run."""
         with np.errstate(invalid="ignore"):
             flat = (sample(runs) < flat_below).all(axis=-1)             # NaN counts as not flat
-            return (_colour_distance(col, ref) < 14.0) & flat
+            return _like(col, refs) & flat
     # Bare spots: the four corners of every cell (0.12 cells in from the crossing, the
     # run going on diagonally to 0.24), and the margin strip. A cell is bare board when
     # two of its corners are (a stack's side or a tall stack's top may hide the others).
@@ -964,10 +1021,19 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     start = np.array([(0, 0), (1, 0), (0, 1), (1, 1)], float)
     steps = np.array([0.12, 0.16, 0.2, 0.24])
     runs = base + (start[:, None, :] + toward[:, None, :] * steps[None, :, None])[None]
-    cells = _bare_colours(lab, Hm, runs[:, :, 0], lens)                  # (na*nb, 4, 3)
+    corners = runs[:, :, 0]
+    cells = _bare_colours(lab, Hm, corners, lens)                        # (na*nb, 4, 3)
+    # The board's colour: its median, or where a lamp's gradient across the board leaves
+    # it (:func:`_colour_plane`), fitted to the inner cells alone: a grid a cell off
+    # has its outer row on the table, and what lies beyond its outer line is judged
+    # against the board's colour carried on. The median stays, as a glare in the
+    # board's middle or a hand's shadow at one side can tilt the plane.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         ref = _nanmedian(cells.reshape(-1, 3), axis=0)
+    inner = ((f > 0) & (f < na - 1) & (r > 0) & (r < nb - 1)).ravel()
+    plane = _colour_plane(corners[inner].reshape(-1, 2), cells[inner].reshape(-1, 3))
+    refs = (ref, _colour_at(plane, corners))
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
     rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
     # The margin: a run from 0.07 to 0.27 cells outside every outer line at every cell's
@@ -981,10 +1047,12 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # lines' colour is taken at the grid's inner crossings, where no stone reaches.
     out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     ci, cj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
-    crossings = np.stack([ci, cj], -1).reshape(-1, 1, 2).astype(float)
+    crossings = np.stack([ci, cj], -1).reshape(-1, 2).astype(float)
+    ink_colours = _bare_colours(lab, Hm, crossings[:, None], lens)[:, 0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        ink = _nanmedian(_bare_colours(lab, Hm, crossings, lens).reshape(-1, 3), axis=0)
+        ink = _nanmedian(ink_colours, axis=0)
+    ink_plane = _colour_plane(crossings, ink_colours)
     margins = []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
@@ -992,7 +1060,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
             pts = pts if fam == 0 else pts[..., ::-1]
-            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), ref, ink, flat_below)
+            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), (ref, _colour_at(plane, pts)),
+                                 (ink, _colour_at(ink_plane, pts)), flat_below)
             margins.append(float(board.mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
@@ -1040,7 +1109,7 @@ def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: i
     out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     def margin(edge, outward):
         pts = to_board(edge + outward * out[None], t[:, None])
-        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), ref, ink, flat_below).mean())
+        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), (ref,), (ink,), flat_below).mean())
     if sign > 0:
         return margin(0.0, -1.0), margin(float(n + 1), 1.0)
     return margin(float(n), 1.0), margin(-1.0, -1.0)
@@ -1299,6 +1368,16 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         # candidates that do (refining is the expensive step).
         refined = rejected = 0
         looked: List[list] = []          # [na, nb, corners before refining, counted as refined]
+        def same_as_looked(na: int, nb: int, corners: np.ndarray) -> bool:
+            """Whether a grid with these corners was looked at already (before or after
+            refining); then it ends as that one did, and counts as refined if it did."""
+            nonlocal refined
+            cell = np.linalg.norm(corners[1] - corners[0]) / na
+            same = [counted for a, b, c, counted in looked
+                    if (a, b) == (na, nb) and np.abs(c - corners).max() < config.same_grid * cell]
+            if same and same[0]:
+                refined += 1
+            return bool(same)
         for rank, (s, Hm, na, nb) in enumerate(scored[:6]):
             if s < config.weak_fit:
                 break
@@ -1307,22 +1386,23 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             # The same grid as one looked at already (a line the Hough transform found
             # twice, or a line's two edges): it refines to that one, and ends the same.
             before = _grid_corners(Hm, na, nb)
-            cell = np.linalg.norm(before[1] - before[0]) / na
-            same = [counted for a, b, c, counted in looked
-                    if (a, b) == (na, nb) and np.abs(c - before).max() < config.same_grid * cell]
-            if same:
-                if same[0]:
-                    refined += 1
-                    if refined >= 2:
-                        break
+            if same_as_looked(na, nb, before):
+                if refined >= 2:
+                    break
                 continue
-            this = [na, nb, before, False]
-            looked.append(this)
             Hr = _refine(smooth, Hm, na, nb)
             sr = _score(dil, Hr, na, nb)
             if sr < s:
                 Hr, sr = Hm, s
             corners = _grid_corners(Hr, na, nb)
+            # Two candidates a line apart often refine to one grid: the checks that
+            # follow would end the same for it.
+            if same_as_looked(na, nb, corners):
+                if refined >= 2:
+                    break
+                continue
+            this, after = [na, nb, before, False], [na, nb, corners, False]
+            looked += [this, after]
             tol = 0.25 * np.linalg.norm(corners[1] - corners[0]) / na
             if np.any(corners < -tol) or np.any(corners > np.array([w, h]) + tol):
                 continue
@@ -1360,7 +1440,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     sr, Hr = swapped
                     na, nb = nb, na
             refined += 1
-            this[3] = True
+            this[3] = after[3] = True
             median, agreement = line_polarity(gray, Hr, na, nb)
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
@@ -1405,7 +1485,11 @@ def _swapped(lab: np.ndarray, smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarra
             m = extent_measures(lab, dil, moved, nb, na)
             if m["ring"] < config.min_ring or m["margin"] < config.min_margin:
                 continue            # off the board: no need to look closer
-            # The added line is extrapolated from the others: snap the grid to the lines.
+            # The added line is extrapolated from the others: snap the grid to the lines,
+            # if there is a line near it to snap to (as the refinement looks for it).
+            fam, n, span, added = (0, nb, na, nb if dx == 0 else 0) if nb > na else (1, na, nb, na if dy == 0 else 0)
+            if added not in _ridge_points(smooth, moved, n, span, fam, 0.02):
+                continue
             moved = _refine(smooth, moved, nb, na)
             m = extent_measures(lab, dil, moved, nb, na)
             if not _passes(m, config):

@@ -2,8 +2,9 @@
 own grid refused for a printed border line in a narrow margin, a 7x8 grid taken
 with its axes the other way round on wood grain that runs with the lines, a grid a cell
 over on a striped cloth whose stripe runs a cell beyond the board's outer line, a
-grid skewed across a board under a hand, and a board's grid refused where a crowd of
-stones hides its lines halfway between the crossings."""
+grid skewed across a board under a hand, a board's grid refused where a crowd of
+stones hides its lines halfway between the crossings, and a board's grid refused
+under a lamp low at one side."""
 import os
 import sys
 from dataclasses import replace
@@ -163,3 +164,31 @@ def test_a_grid_a_cell_over_on_a_striped_cloth_moves_to_the_board(seed):
     found = locate_board(bgr)
     assert found.board == "9x9"
     assert corner_error(found, truth) < cell_pixels(truth) / 3
+
+
+def lamp_at_one_side(bgr, bright=1.8, dark=0.45, warm=0.35):
+    """The frame lit as by a warm lamp low at its left: light falling off across the
+    frame from ``bright`` to ``dark`` times, reddish at the lamp's side and bluish at the
+    other (the physically based renders' desk_dusk light)."""
+    x = np.linspace(0, 1, bgr.shape[1], dtype=np.float32)[None, :, None]
+    gain = bright * (dark / bright) ** x
+    tint = 1 + warm * (1 - 2 * x) * np.array([-1, 0, 1], np.float32)        # BGR
+    return np.clip(bgr.astype(np.float32) * gain * tint, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_board_lit_from_one_side_is_judged_against_its_own_colour_there(seed):
+    # Under a lamp low at one side the board's margin and outer cells at the lamp's side
+    # are far brighter and warmer than its median colour, at the other side darker and
+    # bluer: the true grid was refused for its margin, and the board not found. Judged
+    # against the board's colour carried on across it from the inner cells, it sits on
+    # a board; the grid a cell over still does not.
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, "7x8", image_size=(1280, 960), hard=False, hand=False)
+    bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
+    bgr = lamp_at_one_side(bgr)
+    cal = Calibration("7x8", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    assert board_extent(cal, bgr)["on_board"] == 1.0
+    for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
+    assert_finds_the_board(bgr, truth)
