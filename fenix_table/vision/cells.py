@@ -279,8 +279,8 @@ class CellReader:
         return cell_looks(rect.lab, corners, self.width, self.height, rect.ppc, rect.pad)
 
     def patches(self, rect: Rectified) -> np.ndarray:
-        """Every cell's patch for the classifier (:func:`.classifier.cell_patches`)."""
-        return cell_patches(rect.bgr, self.width, self.height, rect.ppc, rect.pad)
+        """Every cell's patch for the classifier, in Lab (:func:`.classifier.cell_patches`)."""
+        return cell_patches(rect.bgr, self.width, self.height, rect.ppc, rect.pad, lab=True)
 
     def lesson(self, rect: Rectified) -> Lesson:
         """What ``rect`` (a frame of known layout) can teach the room."""
