@@ -59,6 +59,11 @@ class ReaderConfig:
     # rooms in dusk light, where the fixed weight pooled the CNN's good calibrated reading
     # with the perceptron's poor one.
     cnn_weights_room: Tuple[float, ...] = (0.5, 0.65, 0.8, 0.9, 1.0)
+    # No classifier's probability counts as less than this in the pool: a classifier can
+    # be all but certain and wrong (the perceptron calls a glossy black stone that
+    # mirrors a warm lamp red at 1 - 1e-9), and a geometric mean would let that one
+    # number outvote the other classifier's sure reading, whatever its weight.
+    pool_floor: float = 1e-3
     heights: HeightConfig = DEFAULT_HEIGHTS
     hands: HandConfig = DEFAULT_HANDS
 
@@ -198,10 +203,11 @@ class _RoomOf:
         return cls(room, RoomHead.from_json(head, width), weight)
 
 
-def pooled(P: np.ndarray, Q: np.ndarray, weight: float) -> np.ndarray:
+def pooled(P: np.ndarray, Q: np.ndarray, weight: float, floor: float = DEFAULT_READER.pool_floor) -> np.ndarray:
     """Two classifiers' probabilities pooled: the normalised weighted geometric mean
-    ``P ** weight * Q ** (1 - weight)`` (``weight`` 1 is ``P`` alone, 0 ``Q`` alone)."""
-    R = np.exp(weight * np.log(np.maximum(P, 1e-12)) + (1.0 - weight) * np.log(np.maximum(Q, 1e-12)))
+    ``P ** weight * Q ** (1 - weight)`` (``weight`` 1 is ``P`` alone, 0 ``Q`` alone), each
+    probability taken as at least ``floor`` (``ReaderConfig.pool_floor``)."""
+    R = np.exp(weight * np.log(np.maximum(P, floor)) + (1.0 - weight) * np.log(np.maximum(Q, floor)))
     return R / R.sum(axis=1, keepdims=True)
 
 
@@ -320,7 +326,7 @@ class CellReader:
             P[read] = softmax(head.logits(E[read]))
             Q[read] = self._room_probabilities(room, X[read], looks[read])
         used = labels >= 0
-        errors = [int((pooled(P[used], Q[used], w).argmax(axis=1) != labels[used]).sum())
+        errors = [int((pooled(P[used], Q[used], w, self.config.pool_floor).argmax(axis=1) != labels[used]).sum())
                   for w in self.config.cnn_weights_room]
         default = self.config.cnn_weight_calibrated
         return min((w for w, e in zip(self.config.cnn_weights_room, errors) if e == min(errors)),
@@ -351,7 +357,7 @@ class CellReader:
             Q = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
         if P is None or Q is None:
             return P if Q is None else Q
-        return pooled(P, Q, w)
+        return pooled(P, Q, w, self.config.pool_floor)
 
     def _frame_room(self, P: np.ndarray, X: np.ndarray, looks: np.ndarray, w: float) -> np.ndarray:
         """Out of the box, the CNN's ``P`` pooled (weight ``w``) with the perceptron reading
@@ -362,13 +368,14 @@ class CellReader:
         cells of every class, or when the room would change more than
         ``config.self_changed`` of the first pool's cells, the perceptron reads the frame
         alone (:meth:`_frame_only`)."""
-        first = pooled(P, self.net.probabilities(X), w)
+        first = pooled(P, self.net.probabilities(X), w, self.config.pool_floor)
         labels = frame_labels(first)
         if labels is not None:
-            R = pooled(P, self._room_probabilities(Room.learn(X, looks, labels), X, looks), w)
+            room = Room.learn(X, looks, labels)
+            R = pooled(P, self._room_probabilities(room, X, looks), w, self.config.pool_floor)
             if (R.argmax(axis=1) != first.argmax(axis=1)).mean() <= self.config.self_changed:
                 return R
-        return pooled(P, self._frame_only(X), w)
+        return pooled(P, self._frame_only(X), w, self.config.pool_floor)
 
     def probabilities(self, X: np.ndarray, looks: Optional[np.ndarray]) -> np.ndarray:
         """The perceptron's (cells x 3) colour probabilities, CLASSES order.

@@ -241,3 +241,17 @@ def test_out_of_the_box_the_frame_teaches_the_perceptron_its_room():
             seen = pooled(P, reader.probabilities(X, None), reader.cnn_weight()).argmax(axis=1)
             alone += sum(CLASSES[k] != placement.get(n, ("empty", 0))[0] for n, k in zip(reader.names, seen))
     assert taught < alone
+
+
+def test_a_classifier_all_but_certain_cannot_outvote_the_others_sure_reading():
+    # The CNN reads a glossy black stone that mirrors a warm lamp as black; the perceptron
+    # calls it red and all but rules black out. Each probability counts as at least the
+    # floor, so the pool keeps the CNN's sure black, at every weight the reader pools with.
+    P = np.array([[1e-4, 0.01, 0.99]])
+    Q = np.array([[0.06, 0.94, 1e-9]])
+    for w in (DEFAULT_READER.cnn_weight, DEFAULT_READER.cnn_weight_calibrated):
+        assert CLASSES[int(pooled(P, Q, w).argmax())] == "black"
+    # Above the floor the pool is the plain weighted geometric mean.
+    P, Q = np.array([[0.2, 0.3, 0.5]]), np.array([[0.5, 0.3, 0.2]])
+    R = P ** 0.65 * Q ** 0.35
+    assert np.allclose(pooled(P, Q, 0.65), R / R.sum())
