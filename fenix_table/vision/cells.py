@@ -39,17 +39,14 @@ class ReaderConfig:
     classifier: str = "both"            # "cnn", "perceptron" (the features' net) or "both"
     # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
     # perceptron's) out of the box and once a start frame has calibrated the room. Tuned
-    # by fenix_tools.cnn.pooling on tuning data only (generator seeds 77 and 78, 200
-    # scenes, true grids; the held-out folds of pbr train rooms, run seeds 1-3; the first
-    # 46 pbr train rooms of run seed 4, trained on by no model), cells wrong at weight 0 / 0.5 /
-    # 0.65 / 0.8 / 1: out of the box (the CNN refitting its last layer to each frame),
-    # generator 0.46 / 0.23 / 0.23 / 0.29 / 0.41%, pbr folds 4.17 / 1.58 / 0.87 / 0.38 /
-    # 0.31%, pbr seed 4 3.84 / 1.87 / 0.90 / 0.10 / 0.03%; calibrated (generator only: the
-    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%. (Those
-    # figures pool the perceptron's frame-only and start-frame readings with the model
-    # before; the weights were kept when the perceptron began to read the frame's own
-    # room out of the box and each room to choose its weight, see cnn_weights_room.)
-    cnn_weight: float = 0.8
+    # on tuning data only, the whole reader (out of the box the frame's own room, the
+    # pool_floor) with the shipped CNN, cells wrong out of the box at weight 0.5 / 0.65 /
+    # 0.7 / 0.8: pbr tune split (45 rooms of kinds no model trains on, located grids)
+    # 58 / 15 / 18 / 22 of 3,417; generator seed 1 (300 scenes, located grids) - / 16 /
+    # 23 / 26 of 19,576; the held-out fold of the pbr train rooms (run seeds 1, 3, 4, 6, 8;
+    # exact grids) - / 30 / 32 / - of 10,104. (Below 0.65 the perceptron's misreadings of
+    # glossy black stones in dusk light come through.)
+    cnn_weight: float = 0.65
     cnn_weight_calibrated: float = 0.65
     # A learned room reads with the weight of these that reads its own frames' cells best,
     # each half of the board read by a room learned from the other (:meth:`CellReader.

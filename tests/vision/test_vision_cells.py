@@ -206,12 +206,16 @@ def test_a_room_whose_perceptron_cannot_tell_its_stones_apart_gives_the_cnn_the_
     assert room["cnn_weight"] == DEFAULT_READER.cnn_weight_calibrated
     # The perceptron's features shuffled among the cells tell it nothing (as glossy black
     # stones on a dark face in dusk light): the CNN has the say. The CNN's shuffled: the
-    # perceptron has.
+    # perceptron has. (Read with no pool floor: the floor alone already keeps a blind
+    # classifier's certainty from outvoting the other at the configured weight.)
     order = rng.permutation(len(labels))
-    blind = reader.learn_room([(replace(lesson, X=lesson.X[order], looks=lesson.looks[order]), labels)])
+    unfloored = CellReader(cal, replace(DEFAULT_READER, pool_floor=1e-12))
+    blind_lesson = replace(lesson, X=lesson.X[order], looks=lesson.looks[order])
+    blind = unfloored.learn_room([(blind_lesson, labels)])
     assert blind["cnn_weight"] >= 0.9
-    deaf = reader.learn_room([(replace(lesson, embedding=lesson.embedding[order]), labels)])
+    deaf = unfloored.learn_room([(replace(lesson, embedding=lesson.embedding[order]), labels)])
     assert deaf["cnn_weight"] == min(DEFAULT_READER.cnn_weights_room)
+    assert reader.learn_room([(blind_lesson, labels)])["cnn_weight"] >= DEFAULT_READER.cnn_weight_calibrated
     # The weight rides in the calibration's JSON and is what its reader pools with.
     reloaded = Calibration.from_json(replace(cal, room=blind).to_json())
     assert CellReader(reloaded).cnn_weight() == blind["cnn_weight"]
