@@ -233,8 +233,8 @@ class CnnClassifier:
         tell the net what this room's classes look like. None when the frame lacks a
         class (:func:`~.colour.frame_labels` then finds too few of its cells, so
         :meth:`RoomHead.learn` always has every class). (Tuning data,
-        ``fenix_tools.cnn.pooling --seeds 77,78 --scenes 100``, pooled at the shipped
-        weight 0.8: generator 53 -> 41 cells wrong of 13,138, the CNN alone 66 -> 59;
+        ``fenix_tools.cnn.pooling --seeds 77,78 --scenes 100``, pooled at the then shipped
+        weight 0.8 and CNN: generator 53 -> 41 cells wrong of 13,138, the CNN alone 66 -> 59;
         pbr train fold 4 -> 4 of 3,660. 200 steps instead of 10 changed nothing.)"""
         labels = frame_labels(P)
         if labels is None:
