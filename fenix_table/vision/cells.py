@@ -39,17 +39,14 @@ class ReaderConfig:
     classifier: str = "both"            # "cnn", "perceptron" (the features' net) or "both"
     # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
     # perceptron's) out of the box and once a start frame has calibrated the room. Tuned
-    # by fenix_tools.cnn.pooling on tuning data only (generator seeds 77 and 78, 200
-    # scenes, true grids; the held-out folds of pbr train rooms, run seeds 1-3; the first
-    # 46 pbr train rooms of run seed 4, trained on by no model), cells wrong at weight 0 / 0.5 /
-    # 0.65 / 0.8 / 1: out of the box (the CNN refitting its last layer to each frame),
-    # generator 0.46 / 0.23 / 0.23 / 0.29 / 0.41%, pbr folds 4.17 / 1.58 / 0.87 / 0.38 /
-    # 0.31%, pbr seed 4 3.84 / 1.87 / 0.90 / 0.10 / 0.03%; calibrated (generator only: the
-    # pbr train rooms have no start frame) 0.13 / 0.08 / 0.08 / 0.10 / 0.27%. (Those
-    # figures pool the perceptron's frame-only and start-frame readings with the model
-    # before; the weights were kept when the perceptron began to read the frame's own
-    # room out of the box and each room to choose its weight, see cnn_weights_room.)
-    cnn_weight: float = 0.8
+    # on tuning data only, the whole reader (out of the box the frame's own room, the
+    # pool_floor) with the shipped CNN, cells wrong out of the box at weight 0.5 / 0.65 /
+    # 0.7 / 0.8: pbr tune split (45 rooms of kinds no model trains on, located grids)
+    # 58 / 15 / 18 / 22 of 3,417; generator seed 1 (300 scenes, located grids) - / 16 /
+    # 23 / 26 of 19,576; the held-out fold of the pbr train rooms (run seeds 1, 3, 4, 6, 8;
+    # exact grids) - / 30 / 32 / - of 10,104. (Below 0.65 the perceptron's misreadings of
+    # glossy black stones in dusk light come through.)
+    cnn_weight: float = 0.65
     cnn_weight_calibrated: float = 0.65
     # A learned room reads with the weight of these that reads its own frames' cells best,
     # each half of the board read by a room learned from the other (:meth:`CellReader.
@@ -59,6 +56,11 @@ class ReaderConfig:
     # rooms in dusk light, where the fixed weight pooled the CNN's good calibrated reading
     # with the perceptron's poor one.
     cnn_weights_room: Tuple[float, ...] = (0.5, 0.65, 0.8, 0.9, 1.0)
+    # No classifier's probability counts as less than this in the pool: a classifier can
+    # be all but certain and wrong (the perceptron calls a glossy black stone that
+    # mirrors a warm lamp red at 1 - 1e-9), and a geometric mean would let that one
+    # number outvote the other classifier's sure reading, whatever its weight.
+    pool_floor: float = 1e-3
     heights: HeightConfig = DEFAULT_HEIGHTS
     hands: HandConfig = DEFAULT_HANDS
 
@@ -198,10 +200,11 @@ class _RoomOf:
         return cls(room, RoomHead.from_json(head, width), weight)
 
 
-def pooled(P: np.ndarray, Q: np.ndarray, weight: float) -> np.ndarray:
+def pooled(P: np.ndarray, Q: np.ndarray, weight: float, floor: float = DEFAULT_READER.pool_floor) -> np.ndarray:
     """Two classifiers' probabilities pooled: the normalised weighted geometric mean
-    ``P ** weight * Q ** (1 - weight)`` (``weight`` 1 is ``P`` alone, 0 ``Q`` alone)."""
-    R = np.exp(weight * np.log(np.maximum(P, 1e-12)) + (1.0 - weight) * np.log(np.maximum(Q, 1e-12)))
+    ``P ** weight * Q ** (1 - weight)`` (``weight`` 1 is ``P`` alone, 0 ``Q`` alone), each
+    probability taken as at least ``floor`` (``ReaderConfig.pool_floor``)."""
+    R = np.exp(weight * np.log(np.maximum(P, floor)) + (1.0 - weight) * np.log(np.maximum(Q, floor)))
     return R / R.sum(axis=1, keepdims=True)
 
 
@@ -279,8 +282,8 @@ class CellReader:
         return cell_looks(rect.lab, corners, self.width, self.height, rect.ppc, rect.pad)
 
     def patches(self, rect: Rectified) -> np.ndarray:
-        """Every cell's patch for the classifier (:func:`.classifier.cell_patches`)."""
-        return cell_patches(rect.bgr, self.width, self.height, rect.ppc, rect.pad)
+        """Every cell's patch for the classifier, in Lab (:func:`.classifier.cell_patches`)."""
+        return cell_patches(rect.bgr, self.width, self.height, rect.ppc, rect.pad, lab=True)
 
     def lesson(self, rect: Rectified) -> Lesson:
         """What ``rect`` (a frame of known layout) can teach the room."""
@@ -320,7 +323,7 @@ class CellReader:
             P[read] = softmax(head.logits(E[read]))
             Q[read] = self._room_probabilities(room, X[read], looks[read])
         used = labels >= 0
-        errors = [int((pooled(P[used], Q[used], w).argmax(axis=1) != labels[used]).sum())
+        errors = [int((pooled(P[used], Q[used], w, self.config.pool_floor).argmax(axis=1) != labels[used]).sum())
                   for w in self.config.cnn_weights_room]
         default = self.config.cnn_weight_calibrated
         return min((w for w, e in zip(self.config.cnn_weights_room, errors) if e == min(errors)),
@@ -351,7 +354,7 @@ class CellReader:
             Q = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
         if P is None or Q is None:
             return P if Q is None else Q
-        return pooled(P, Q, w)
+        return pooled(P, Q, w, self.config.pool_floor)
 
     def _frame_room(self, P: np.ndarray, X: np.ndarray, looks: np.ndarray, w: float) -> np.ndarray:
         """Out of the box, the CNN's ``P`` pooled (weight ``w``) with the perceptron reading
@@ -362,13 +365,14 @@ class CellReader:
         cells of every class, or when the room would change more than
         ``config.self_changed`` of the first pool's cells, the perceptron reads the frame
         alone (:meth:`_frame_only`)."""
-        first = pooled(P, self.net.probabilities(X), w)
+        first = pooled(P, self.net.probabilities(X), w, self.config.pool_floor)
         labels = frame_labels(first)
         if labels is not None:
-            R = pooled(P, self._room_probabilities(Room.learn(X, looks, labels), X, looks), w)
+            room = Room.learn(X, looks, labels)
+            R = pooled(P, self._room_probabilities(room, X, looks), w, self.config.pool_floor)
             if (R.argmax(axis=1) != first.argmax(axis=1)).mean() <= self.config.self_changed:
                 return R
-        return pooled(P, self._frame_only(X), w)
+        return pooled(P, self._frame_only(X), w, self.config.pool_floor)
 
     def probabilities(self, X: np.ndarray, looks: Optional[np.ndarray]) -> np.ndarray:
         """The perceptron's (cells x 3) colour probabilities, CLASSES order.

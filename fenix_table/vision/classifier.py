@@ -43,11 +43,13 @@ FRAME_STEPS = 10          # gradient steps of an out-of-the-box frame's own refi
 FRAME_CHANGED = 0.25      # share of cells that refit may change
 
 
-def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int) -> np.ndarray:
+def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int, lab: bool = False) -> np.ndarray:
     """(cells, PATCH, PATCH, 3) uint8: every cell of a rectified BGR board image (grid
     from pixel ``pad``, ``ppc`` pixels per cell, at least MARGIN/CELL of a cell around
     it) at CELL pixels per cell with MARGIN pixels of context, in
-    :func:`~fenix_table.board.cell_names` order."""
+    :func:`~fenix_table.board.cell_names` order. With ``lab``, the same patches in Lab
+    (float32, as :func:`to_lab` gives them): converted once for the whole board, which
+    costs less than converting the overlapping patches."""
     if ppc != CELL:
         f = CELL / ppc
         bgr = cv2.resize(bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
@@ -56,6 +58,8 @@ def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int) -
     if top < 0:
         raise ValueError("the rectified image has too little margin around the grid")
     img = np.ascontiguousarray(bgr[top:top + height * CELL + 2 * MARGIN, top:top + width * CELL + 2 * MARGIN])
+    if lab:
+        img = cv2.cvtColor(np.multiply(img, np.float32(1.0 / 255), dtype=np.float32), cv2.COLOR_BGR2LAB)
     s0, s1, s2 = img.strides
     view = np.lib.stride_tricks.as_strided(
         img, (height, width, PATCH, PATCH, 3), (CELL * s0, CELL * s1, s0, s1, s2), writeable=False)
@@ -82,7 +86,8 @@ def board_reference(lab: np.ndarray) -> np.ndarray:
 
 
 def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None) -> np.ndarray:
-    """The net's input blob (N, 3, PATCH, PATCH) float32 for one frame's patches: Lab less
+    """The net's input blob (N, 3, PATCH, PATCH) float32 for one frame's patches (BGR
+    uint8, or their Lab: float32, :func:`cell_patches` with ``lab``): Lab less
     the frame's board colour, over the board's lightness (a dim room's stones differ
     from its face by as much, relatively, as a bright room's).
 
@@ -92,7 +97,7 @@ def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None) -> 
     ``before`` and ``after`` blocks of zeros around them. A first layer striding two
     pixels then reads whole blocks at stride one, which cv2.dnn runs several times
     faster than the strided layer on three channels."""
-    lab = to_lab(patches)
+    lab = patches if patches.dtype == np.float32 else to_lab(patches)
     ref = board_reference(lab)
     scale = np.float32(3.0 / (ref[0] + 5.0))
     if blocks is None:
@@ -228,8 +233,8 @@ class CnnClassifier:
         tell the net what this room's classes look like. None when the frame lacks a
         class (:func:`~.colour.frame_labels` then finds too few of its cells, so
         :meth:`RoomHead.learn` always has every class). (Tuning data,
-        ``fenix_tools.cnn.pooling --seeds 77,78 --scenes 100``, pooled at the shipped
-        weight 0.8: generator 53 -> 41 cells wrong of 13,138, the CNN alone 66 -> 59;
+        ``fenix_tools.cnn.pooling --seeds 77,78 --scenes 100``, pooled at the then shipped
+        weight 0.8 and CNN: generator 53 -> 41 cells wrong of 13,138, the CNN alone 66 -> 59;
         pbr train fold 4 -> 4 of 3,660. 200 steps instead of 10 changed nothing.)"""
         labels = frame_labels(P)
         if labels is None:

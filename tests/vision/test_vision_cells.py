@@ -206,12 +206,16 @@ def test_a_room_whose_perceptron_cannot_tell_its_stones_apart_gives_the_cnn_the_
     assert room["cnn_weight"] == DEFAULT_READER.cnn_weight_calibrated
     # The perceptron's features shuffled among the cells tell it nothing (as glossy black
     # stones on a dark face in dusk light): the CNN has the say. The CNN's shuffled: the
-    # perceptron has.
+    # perceptron has. (Read with no pool floor: the floor alone already keeps a blind
+    # classifier's certainty from outvoting the other at the configured weight.)
     order = rng.permutation(len(labels))
-    blind = reader.learn_room([(replace(lesson, X=lesson.X[order], looks=lesson.looks[order]), labels)])
+    unfloored = CellReader(cal, replace(DEFAULT_READER, pool_floor=1e-12))
+    blind_lesson = replace(lesson, X=lesson.X[order], looks=lesson.looks[order])
+    blind = unfloored.learn_room([(blind_lesson, labels)])
     assert blind["cnn_weight"] >= 0.9
-    deaf = reader.learn_room([(replace(lesson, embedding=lesson.embedding[order]), labels)])
+    deaf = unfloored.learn_room([(replace(lesson, embedding=lesson.embedding[order]), labels)])
     assert deaf["cnn_weight"] == min(DEFAULT_READER.cnn_weights_room)
+    assert reader.learn_room([(blind_lesson, labels)])["cnn_weight"] >= DEFAULT_READER.cnn_weight_calibrated
     # The weight rides in the calibration's JSON and is what its reader pools with.
     reloaded = Calibration.from_json(replace(cal, room=blind).to_json())
     assert CellReader(reloaded).cnn_weight() == blind["cnn_weight"]
@@ -241,3 +245,17 @@ def test_out_of_the_box_the_frame_teaches_the_perceptron_its_room():
             seen = pooled(P, reader.probabilities(X, None), reader.cnn_weight()).argmax(axis=1)
             alone += sum(CLASSES[k] != placement.get(n, ("empty", 0))[0] for n, k in zip(reader.names, seen))
     assert taught < alone
+
+
+def test_a_classifier_all_but_certain_cannot_outvote_the_others_sure_reading():
+    # The CNN reads a glossy black stone that mirrors a warm lamp as black; the perceptron
+    # calls it red and all but rules black out. Each probability counts as at least the
+    # floor, so the pool keeps the CNN's sure black, at every weight the reader pools with.
+    P = np.array([[1e-4, 0.01, 0.99]])
+    Q = np.array([[0.06, 0.94, 1e-9]])
+    for w in (DEFAULT_READER.cnn_weight, DEFAULT_READER.cnn_weight_calibrated):
+        assert CLASSES[int(pooled(P, Q, w).argmax())] == "black"
+    # Above the floor the pool is the plain weighted geometric mean.
+    P, Q = np.array([[0.2, 0.3, 0.5]]), np.array([[0.5, 0.3, 0.2]])
+    R = P ** 0.65 * Q ** 0.35
+    assert np.allclose(pooled(P, Q, 0.65), R / R.sum())

@@ -35,6 +35,21 @@ def test_patches_are_the_cells_in_cell_name_order_with_their_context(board, ppc,
             assert patches[i, 1, c, 0] == i - width
 
 
+
+@pytest.mark.parametrize("board,ppc,pad", [("9x9", 32, 16), ("7x8", 16, 8)])
+def test_lab_patches_are_the_bgr_patches_converted(board, ppc, pad):
+    """The reader converts the board to Lab once (``lab``): the net reads exactly what it
+    would from the BGR patches converted one by one, as training converts them."""
+    width, height = dimensions(board)
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (2 * pad + height * ppc, 2 * pad + width * ppc, 3), dtype=np.uint8)
+    bgr = cell_patches(img, width, height, ppc, pad)
+    lab = cell_patches(img, width, height, ppc, pad, lab=True)
+    assert lab.dtype == np.float32 and lab.shape == bgr.shape
+    blocks = shipped_classifier().blocks
+    assert np.array_equal(net_input(lab, blocks), net_input(bgr, blocks))
+    assert np.array_equal(net_input(lab), net_input(bgr))
+
 def test_too_little_margin_is_an_error():
     with pytest.raises(ValueError, match="margin"):
         cell_patches(np.zeros((9 * CELL, 9 * CELL, 3), np.uint8), 9, 9, CELL, 0)

@@ -21,7 +21,7 @@ preferred side: the lamp and the camera may stand anywhere).
 
 The shipped model started from generator-only weights (``train.py`` as of 322537e,
 ``--epochs 3 --copies 1`` on seed 101's 400 rooms: ``cnn-s0-e3-c1-n322840-002.pt``; with
-this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like), then, with
+this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like). Then, with
 the pbr train rooms of run seeds 1 (``pbr-train.npz``), 3 (``pbr-train3.npz``, ``data pbr
 --name pbr-train3``), 4 (``pbr-train4.npz``, 77 rooms) and 6 (``pbr-train6.npz``, 136
 rooms), each but its held-out fold (train rooms never draw the tune and eval splits'
@@ -31,13 +31,21 @@ kinds, so none of their families is trained on):
         --train 'sim-101-*.npz,pbr-train*.npz' \
         --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt
 
-Its files are that run's last checkpoint (``cnn-plain-s0-e8-g0.5-p3x1068-ft-...-007.pt``)
-through :func:`export`, at the temperature the run fitted (1.1015). It was chosen over
-the model before it (trained the same way on run seeds 1 and 3 alone), each read as the
-reader reads with it (out of the box the frame's own room, calibrated the room's own
-weight), exact grids: generator tuning seeds 77 and 78 (100 scenes each) 35 -> 31 cells
-wrong out of the box and 10 -> 8 calibrated; the pbr tune split (27 rooms of kinds no
-model trains on) 19 -> 12 and 11 -> 9 of 2,358.
+(last checkpoint ``cnn-plain-s0-e8-g0.5-p3x1068-ft-...-007.pt``, here ``shipped6.pt``).
+Then, with run seed 8's 82 rooms added (``pbr-train8.npz``, ``data pbr --frames-root
+LOCATOR_RUN/frames --name pbr-train8``), the same examples otherwise (this version):
+
+    python -m fenix_tools.cnn.train --epochs 3 --lr 5e-4 --threads 1 \
+        --train 'sim-101-*.npz,pbr-train*.npz' --init ROOT/checkpoints/shipped6.pt
+
+Its files are that run's last checkpoint through :func:`export`, at the temperature the
+run fitted (1.041). Read as the reader reads with it (out of the box the frame's own
+room, weight 0.65; calibrated the room's own weight; ``pool_floor`` 1e-3), cells wrong
+out of the box / calibrated / exact grid / exact grid calibrated against the model
+before it: pbr tune split (45 rooms of kinds no model trains on, located grids) 21 / 7
+/ 9 / 13 -> 15 / 7 / 8 / 9 of about 3,500; generator seed 1 (300 scenes) 15 / 10 / 18
+/ 10 -> 16 / 7 / 15 / 10 of about 19,600; out of the box at the old weight (0.8, no
+floor), the held-out fold of the pbr train rooms 31 -> 26 of 10,104.
 
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
