@@ -36,7 +36,8 @@ so against the whole board a dark landing was lost.
 :func:`stack_growth` measures apart how much each stack's top disc grew (a stone put on
 it sits a stone nearer the camera): a black stone on a black stack of the dark face
 changes the looks little, but its rim still moves outward all round. The referee ranks
-landings by it; it does not take a ply on it.
+landings by it, and takes no ply on it alone: it only eases how far a landing's change
+must stand out when that disc alone clearly grew.
 
 On the generator's tuning games (0-6, seed 1: 79 stacking plies) the referee's rule
 (:func:`fenix_table.referee.tracker.landing_by_change`) takes 65 plies with the rim's
