@@ -299,16 +299,23 @@ class CellReader:
         labels = np.concatenate([np.asarray(y) for _, y in lessons])
         halves = np.tile(self.halves, len(lessons))
         return _RoomOf(Room.learn(X, looks, labels), self.classifier.learn_room(E, labels),
-                       self.room_weight(X, looks, E, labels, halves)).to_json()
+                       self.room_weight(X, looks, E, labels, halves, lean=len(lessons) > 1)).to_json()
 
     def room_weight(self, X: np.ndarray, looks: np.ndarray, E: np.ndarray, labels: np.ndarray,
-                    halves: np.ndarray) -> Optional[float]:
+                    halves: np.ndarray, lean: bool = False) -> Optional[float]:
         """The pool weight (of ``config.cnn_weights_room``) that reads a room's frames of
         known layout best when each half of their cells (``halves``, 0 or 1) is read by
         both classifiers' rooms learned from the other half: a room whose stones the
         perceptron cannot tell apart even after a start frame gives the CNN the say.
-        Ties go to ``config.cnn_weight_calibrated``. None (the configured weight) unless
-        both classifiers are pooled, or when a half lacks a class."""
+        Ties go to ``config.cnn_weight_calibrated``, or with ``lean`` (lessons of more than
+        one frame) one tied weight further toward the classifier that alone reads fewer
+        of the held-out cells wrong. Confirmed boards spread stones over the whole board,
+        where the start frame has them in the camps only; without the lean, a room's
+        refit could turn a cell the two classifiers dispute to the CNN's side where the
+        CNN is the one the lessons show failing (generated rooms 0-299, a later position
+        read after two confirmed boards: 2 cells taught and 2 unteached -> 5 and 2).
+        None (the configured weight) unless both classifiers are pooled, or when a half
+        lacks a class."""
         if self.config.classifier != "both":
             return None
         P, Q = np.zeros((len(labels), 3)), np.zeros((len(labels), 3))
@@ -325,9 +332,16 @@ class CellReader:
         used = labels >= 0
         errors = [int((pooled(P[used], Q[used], w, self.config.pool_floor).argmax(axis=1) != labels[used]).sum())
                   for w in self.config.cnn_weights_room]
+        best = [w for w, e in zip(self.config.cnn_weights_room, errors) if e == min(errors)]
+        cnn_errors = int((P[used].argmax(axis=1) != labels[used]).sum())
+        perceptron_errors = int((Q[used].argmax(axis=1) != labels[used]).sum())
         default = self.config.cnn_weight_calibrated
-        return min((w for w, e in zip(self.config.cnn_weights_room, errors) if e == min(errors)),
-                   key=lambda w: abs(w - default))
+        choice = min(best, key=lambda w: abs(w - default))
+        if lean and cnn_errors != perceptron_errors:
+            side = [w for w in best if (w < choice if perceptron_errors < cnn_errors else w > choice)]
+            if side:
+                return min(side, key=lambda w: abs(w - choice))
+        return choice
 
     def cnn_weight(self) -> float:
         """How much the CNN weighs in this reader's colours now (1: alone, 0: not read):

@@ -87,7 +87,8 @@ def confirmed_positions(seed):
 
 def test_positions_the_referee_confirms_teach_the_room_what_the_start_frame_did_not():
     # In this room the start frame's lesson leaves two cells of a later position misread;
-    # the boards the referee confirms teach the room one of them, and unteach none.
+    # the boards the referee confirms teach the room both. (Before the room's pool weight
+    # leaned toward the classifier the lessons show reading better, one stayed misread.)
     scene, placements, frames = confirmed_positions(144)
     vision = Vision(board="9x9", stable_frames=1)
     assert vision.process(frames[0], 0).calibration.room is not None
@@ -104,7 +105,7 @@ def test_positions_the_referee_confirms_teach_the_room_what_the_start_frame_did_
         assert vision.learn(placements[k])
     assert len(vision.lessons) == 3
     assert vision.calibration.room == vision.reader.room.to_json()
-    assert set(misread(2)) < set(before)
+    assert misread(2) == []
 
 
 def test_a_frame_that_does_not_show_the_confirmed_position_teaches_nothing():
