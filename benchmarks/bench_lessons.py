@@ -2,7 +2,7 @@
 
 Generator rooms (``--seeds A:B``, tuning data: the family of ``bench_vision`` seed 1):
 each room is a 9x9 scene with its start frame and three later positions, rendered as
-``tests/vision/test_vision_pipeline.confirmed_positions`` renders them. The start frame
+``fenix_tools.sim.confirmed_positions`` renders them for the lesson tests. The start frame
 is located and calibrates the room; the second position is read; the first and third
 are confirmed (read twice, still, then learned); the second is read again.
 
@@ -29,7 +29,6 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
-from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.pipeline import Vision  # noqa: E402
 
 Row = Tuple[str, Set[str], Set[str]]
@@ -41,13 +40,10 @@ def wrong(vision: Vision, frame: np.ndarray, index: int, placement, skip=()) -> 
 
 
 def generator_rooms(first: int, last: int) -> List[Row]:
-    from fenix_tools.sim import random_placement, random_scene, render_frame
+    from fenix_tools.sim import confirmed_positions
     rows = []
     for seed in range(first, last):
-        rng = np.random.default_rng(seed)
-        scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
-        placements = [Position.start("9x9").stacks()] + [random_placement(rng, "9x9") for _ in range(3)]
-        frames = [render_frame(p, "9x9", scene, rng)[0] for p in placements]
+        _, placements, frames = confirmed_positions(seed)
         vision = Vision(board="9x9", stable_frames=1)
         if vision.process(frames[0], 0).calibration is None or vision.calibration.room is None:
             print(f"room {seed}: not calibrated", flush=True)

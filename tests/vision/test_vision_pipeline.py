@@ -4,7 +4,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
+from fenix_tools.sim import SceneParams, confirmed_positions, random_scene, render_frame
 from fenix_table.vision import Vision
 from fenix_table.rules import Position
 
@@ -75,14 +75,6 @@ def test_a_given_calibration_of_another_board_is_refused():
 def test_rejects_a_non_image():
     with pytest.raises(ValueError):
         Vision().process(np.zeros((4, 4)), 0)
-
-
-def confirmed_positions(seed):
-    """A 9x9 room (its start frame and three later positions) from the generator."""
-    rng = np.random.default_rng(seed)
-    scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
-    placements = [Position.start("9x9").stacks()] + [random_placement(rng, "9x9") for _ in range(3)]
-    return scene, placements, [render_frame(p, "9x9", scene, rng)[0] for p in placements]
 
 
 def test_positions_the_referee_confirms_teach_the_room_what_the_start_frame_did_not():

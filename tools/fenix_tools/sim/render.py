@@ -694,3 +694,14 @@ def render_sequence(placements: Sequence[Placement], board: str, scene: ScenePar
                 yield render_frame(placement, board, arm, rng)
         for _ in range(frames_per_position):
             yield render_frame(placement, board, scene, rng)
+
+
+def confirmed_positions(seed: int):
+    """A 9x9 room for the reader's lessons from confirmed boards: (scene, placements,
+    frames) of its start position and three random later positions, hand-free, at
+    1280x960 (the lesson tests and ``benchmarks/bench_lessons.py``)."""
+    from fenix_table.rules import Position
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, "9x9", image_size=(1280, 960), hand=False)
+    placements = [Position.start("9x9").stacks()] + [random_placement(rng, "9x9") for _ in range(3)]
+    return scene, placements, [render_frame(p, "9x9", scene, rng)[0] for p in placements]
