@@ -59,7 +59,7 @@ def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int, l
         raise ValueError("the rectified image has too little margin around the grid")
     img = np.ascontiguousarray(bgr[top:top + height * CELL + 2 * MARGIN, top:top + width * CELL + 2 * MARGIN])
     if lab:
-        img = cv2.cvtColor(np.multiply(img, np.float32(1.0 / 255), dtype=np.float32), cv2.COLOR_BGR2LAB)
+        img = _lab(img)
     s0, s1, s2 = img.strides
     view = np.lib.stride_tricks.as_strided(
         img, (height, width, PATCH, PATCH, 3), (CELL * s0, CELL * s1, s0, s1, s2), writeable=False)
@@ -72,11 +72,15 @@ _C0, _C1 = MARGIN + 2, MARGIN + CELL - 3
 _CORNERS = ((_C0, _C0), (_C0, _C1), (_C1, _C0), (_C1, _C1))
 
 
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    """float32 Lab (L 0..100) of a BGR uint8 image (rows, columns, 3)."""
+    return cv2.cvtColor(np.multiply(bgr, np.float32(1.0 / 255), dtype=np.float32), cv2.COLOR_BGR2LAB)
+
+
 def to_lab(patches: np.ndarray) -> np.ndarray:
     """(N, PATCH, PATCH, 3) float32 Lab (L 0..100) of BGR uint8 patches."""
     n = len(patches)
-    flat = np.multiply(patches.reshape(n * PATCH, PATCH, 3), np.float32(1.0 / 255), dtype=np.float32)
-    return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(n, PATCH, PATCH, 3)
+    return _lab(patches.reshape(n * PATCH, PATCH, 3)).reshape(n, PATCH, PATCH, 3)
 
 
 def board_reference(lab: np.ndarray) -> np.ndarray:
