@@ -731,27 +731,38 @@ def _bend(k1: float, size: Tuple[int, int]) -> Optional[Callable]:
     return None if k1 == 0 else (lambda p: distort_points(p, k1, size))
 
 
-def _crookedness(points: np.ndarray, line: np.ndarray, k1: float, size: Tuple[int, int]) -> float:
+def _crookedness(points: np.ndarray, line: np.ndarray, size: Tuple[int, int]) -> Callable:
     """How far the ridge points (N, 2) of the lines (``line``: each point's line) are
-    from straight once undistorted with ``k1``: the mean squared distance (frame pixels)
-    of every point from its line, each capped at 1.5 px so that a stray point (a stone's
-    rim next to the line) or a stray line weighs no more than a point a little off. The
-    lines are fitted twice, the second time without points over 2 px off."""
-    u = undistort_points(points, k1, size)
-    (cx, cy), radius = (size[0] / 2, size[1] / 2), 0.5 * float(np.hypot(*size))
-    # Undistorting magnifies by about this much here: measure in frame pixels.
-    mag = 1 + k1 * (((points - (cx, cy)) / radius) ** 2).sum(axis=1)
-    weight = np.ones(len(points))
+    from straight once undistorted with ``k1``, as a function of ``k1`` (an array of
+    them, each figure at once): the mean squared distance (frame pixels) of every point
+    from its line, each capped at 1.5 px so that a stray point (a stone's rim next to
+    the line) or a stray line weighs no more than a point a little off. The lines are
+    fitted twice, the second time without points over 2 px off.
+
+    The undistorted points are the frame's moved in proportion to ``k1`` (see
+    :func:`undistort_points`), so what does not depend on it is worked out once."""
+    (cx, cy), radius = (size[0] / 2, size[1] / 2), 0.5 * float(np.hypot(*size))      # as undistort_points
+    d = (np.asarray(points, np.float64) - (cx, cy)) / radius
+    d2 = (d * d).sum(axis=1)
     lines = int(line.max()) + 1
-    for _ in range(2):
-        n = np.maximum(np.bincount(line, weight, lines), 1e-9)
-        mx, my = (np.bincount(line, weight * u[:, k], lines) / n for k in (0, 1))
-        dx, dy = u[:, 0] - mx[line], u[:, 1] - my[line]
-        sxx, syy, sxy = (np.bincount(line, weight * v, lines) for v in (dx * dx, dy * dy, dx * dy))
-        theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)               # each line's direction
-        r = (-np.sin(theta)[line] * dx + np.cos(theta)[line] * dy) / mag
-        weight = (np.abs(r) < 2.0).astype(float)
-    return float(np.minimum(r * r, 2.25).mean())
+    def crooked(k1s) -> np.ndarray:
+        k = np.asarray(k1s, np.float64).reshape(-1, 1)
+        mag = 1 + k * d2                 # how much undistorting magnifies: measure in frame pixels
+        u = d * mag[..., None] * radius + (cx, cy)                              # (K, N, 2)
+        # Every k1's lines as lines of their own: one count per line and k1.
+        at = (line[None] + lines * np.arange(len(k))[:, None]).ravel()
+        bins = lines * len(k)
+        weight = np.ones(at.shape)
+        for _ in range(2):
+            n = np.maximum(np.bincount(at, weight, bins), 1e-9)
+            mx, my = (np.bincount(at, weight * u[..., j].ravel(), bins) / n for j in (0, 1))
+            dx, dy = u[..., 0].ravel() - mx[at], u[..., 1].ravel() - my[at]
+            sxx, syy, sxy = (np.bincount(at, weight * v, bins) for v in (dx * dx, dy * dy, dx * dy))
+            theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)               # each line's direction
+            r = (-np.sin(theta)[at] * dx + np.cos(theta)[at] * dy) / mag.ravel()
+            weight = (np.abs(r) < 2.0).astype(float)
+        return np.minimum(r * r, 2.25).reshape(len(k), -1).mean(axis=1)
+    return crooked
 
 
 def _lens_k1(families: Sequence[Dict[int, np.ndarray]], size: Tuple[int, int], config: LocateConfig) -> float:
@@ -763,9 +774,11 @@ def _lens_k1(families: Sequence[Dict[int, np.ndarray]], size: Tuple[int, int], c
         return 0.0
     pts = np.vstack(found)
     line = np.repeat(np.arange(len(found)), [len(p) for p in found])
-    crooked = lambda k: _crookedness(pts, line, k, size)
+    figures = _crookedness(pts, line, size)
+    crooked = lambda k: float(figures(k)[0])
     grid = np.linspace(-MAX_K1, MAX_K1, 25)
-    best = int(np.argmin([crooked(k) for k in grid]))
+    scan = figures(np.append(grid, 0.0))
+    best, straight = int(np.argmin(scan[:-1])), float(scan[-1])
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
     # Golden-section search: each step keeps one of its two inner points.
     a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
@@ -780,7 +793,7 @@ def _lens_k1(families: Sequence[Dict[int, np.ndarray]], size: Tuple[int, int], c
             b = lo + 0.618 * (hi - lo)
             cb = crooked(b)
     k = float(0.5 * (lo + hi))
-    if abs(k) < config.min_k1 or crooked(k) > config.straighter * crooked(0.0):
+    if abs(k) < config.min_k1 or crooked(k) > config.straighter * straight:
         return 0.0
     return k
 
