@@ -155,12 +155,14 @@ def _pattern(width: int, height: int, per_cell: int = 8) -> _Pattern:
 
 
 def _sample(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Nearest-pixel samples of a (contiguous) image at (N, 2) points, 0 outside it; and
+    which fell inside it."""
     h, w = img.shape
-    xi = np.round(pts[:, 0]).astype(np.int64)
-    yi = np.round(pts[:, 1]).astype(np.int64)
+    at = np.rint(pts).astype(np.int64)
+    xi, yi = at[:, 0], at[:, 1]
     ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    vals = np.zeros(len(pts), np.float32)
-    vals[ok] = img[yi[ok], xi[ok]]
+    vals = img.ravel().take(np.where(ok, yi * w + xi, 0))
+    vals[~ok] = 0
     return vals, ok
 
 
@@ -191,9 +193,15 @@ def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: in
     pat = _pattern(width, height, per_cell)
     H = np.asarray(homographies, float)
     def project(pts):
-        p = pts @ H[:, :, :2].transpose(0, 2, 1) + H[:, None, :, 2]
-        z = p[..., 2:3]
-        return (p[..., :2] / np.where(np.abs(z) < 1e-9, 1e-9, z)).reshape(-1, 2)
+        # (Row by row of the homographies: a matrix product with an inner size of two
+        # costs several times as much.)
+        x, y = pts[:, 0], pts[:, 1]
+        out = np.empty((len(H), len(pts), 2))
+        z = H[:, 2, 0, None] * x + H[:, 2, 1, None] * y + H[:, 2, 2, None]
+        z[np.abs(z) < 1e-9] = 1e-9
+        for j in (0, 1):
+            np.divide(H[:, j, 0, None] * x + H[:, j, 1, None] * y + H[:, j, 2, None], z, out=out[..., j])
+        return out.reshape(-1, 2)
     return _fits(lines_dil, project(pat.on), project(pat.off), len(H), width, height, per_cell)
 
 
@@ -261,13 +269,22 @@ def _ridges(sm: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np.nd
     strong = np.sqrt((lxx - lyy) ** 2 + 4 * lxy ** 2)
     strong -= lxx + lyy
     strong *= 0.5
-    left, right = np.roll(sm, 1, axis=1), np.roll(sm, -1, axis=1)
-    up, down = np.roll(sm, 1, axis=0), np.roll(sm, -1, axis=0)
-    peak = np.where(across_x, (sm >= left) & (sm > right), (sm >= up) & (sm > down))
+    peak = np.where(across_x, _peak(sm, 1), _peak(sm, 0))
     # (Percentiles of every other pixel and row: the same within a hair, at a quarter of the cost.)
     level, top = np.percentile(strong[::2, ::2], [percentile, 99.8])
     thr = max(float(level), floor * float(top), 0.5)
     return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
+
+
+def _peak(sm: np.ndarray, axis: int) -> np.ndarray:
+    """Where ``sm`` is at least its neighbour before and above the one after along
+    ``axis``, the image wrapping round at its ends."""
+    a = np.moveaxis(sm, axis, 0)
+    out = np.empty(a.shape, bool)
+    out[1:-1] = (a[1:-1] >= a[:-2]) & (a[1:-1] > a[2:])
+    out[0] = (a[0] >= a[-1]) & (a[0] > a[1])
+    out[-1] = (a[-1] >= a[-2]) & (a[-1] > a[0])
+    return np.moveaxis(out, 0, axis)
 
 
 def _hough(smooth: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
@@ -433,12 +450,16 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
     return out
 
 
-def _intersect(l1: np.ndarray, l2: np.ndarray) -> Optional[np.ndarray]:
-    """Crossing of two lines a x + b y = c, or None when they are (nearly) parallel."""
-    det = l1[0] * l2[1] - l1[1] * l2[0]
-    if abs(det) < 1e-6:
-        return None
-    return np.array([(l1[2] * l2[1] - l1[1] * l2[2]) / det, (l1[0] * l2[2] - l1[2] * l2[0]) / det])
+def _crossings(la: np.ndarray, lb: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Where every line of ``la`` ((k, 3): a x + b y = c) crosses every line of ``lb``
+    ((m, 3)): the points (k, m, 2), and which pairs cross at all (False where they are
+    nearly parallel; their point is then no number or far off)."""
+    a, b = la[:, None, :], lb[None, :, :]
+    det = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        points = np.stack([(a[..., 2] * b[..., 1] - a[..., 1] * b[..., 2]) / det,
+                           (a[..., 0] * b[..., 2] - a[..., 2] * b[..., 0]) / det], -1)
+    return points, np.abs(det) >= 1e-6
 
 
 def _typical_spacing(pos: np.ndarray) -> Optional[float]:
@@ -506,6 +527,7 @@ def _candidates(dil: np.ndarray, board: str, config: LocateConfig, found):
     families, centre = found
     assignments = [(width, height)] if width == height else [(width, height), (height, width)]
     seen = set()
+    crossings: Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]] = {}
     def grid(la, lb, ia, ja, oia, oja, ib, jb, oib, ojb):
         """The homography through lines ia, ja of ``la`` (grid lines oia, oja) and ib, jb
         of ``lb``; None when two of them do not cross, or for a grid already given."""
@@ -513,15 +535,18 @@ def _candidates(dil: np.ndarray, board: str, config: LocateConfig, found):
         if key in seen:
             return None
         seen.add(key)
-        quad = [_intersect(la[ia], lb[ib]), _intersect(la[ja], lb[ib]),
-                _intersect(la[ja], lb[jb]), _intersect(la[ia], lb[jb])]
-        if any(q is None for q in quad):
+        if (id(la), id(lb)) not in crossings:
+            crossings[id(la), id(lb)] = _crossings(la, lb)
+        points, cross = crossings[id(la), id(lb)]
+        at = ([ia, ja, ja, ia], [ib, ib, jb, jb])
+        if not cross[at].all():
             return None
         src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], float)
-        return _board_homography(src, np.array(quad))
+        return _board_homography(src, points[at])
     for fam_a, fam_b in families:
         pa, la = _merge(*_positions(fam_a, centre))
         pb, lb = _merge(*_positions(fam_b, centre))
+        crossings.clear()            # (by the lines' ids: these lines are new)
         hint_a = _typical_spacing(pa)
         hint_b = _typical_spacing(pb)
         for na, nb in assignments:
@@ -624,13 +649,14 @@ def _ridge_points(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: in
     frac = np.where(curve < -1e-6, 0.5 * (below - above) / np.minimum(curve, -1e-6), 0.0)
     crest = offsets[b[..., 0]] + np.clip(frac, -0.5, 0.5) * step
     # Every line's points through the homography (and lens) at once, then split by line.
-    kept = [i for i in range(n + 1) if good[i].sum() >= 6]
-    if not kept:
+    counts = good.sum(axis=1)
+    good &= (counts >= 6)[:, None]
+    if not good.any():
         return found
-    on_line = np.vstack([np.stack([i + crest[i][good[i]], t[good[i]]], -1) for i in kept])
+    kept = np.nonzero(counts >= 6)[0]
+    on_line = np.stack([(idx[:, None] + crest)[good], np.broadcast_to(t, good.shape)[good]], -1)
     projected = _project(Hm, on_line if fam == 0 else on_line[:, ::-1], lens)
-    ends = np.cumsum([int(good[i].sum()) for i in kept])[:-1]
-    return dict(zip(kept, np.split(projected, ends)))
+    return dict(zip(kept.tolist(), np.split(projected, np.cumsum(counts[kept])[:-1])))
 
 
 def _line_through(points: np.ndarray) -> np.ndarray:
@@ -644,13 +670,8 @@ def _homography_from_lines(fa: Dict[int, np.ndarray], fb: Dict[int, np.ndarray])
     their crossings; None with fewer than eight crossings."""
     if not fa or not fb:
         return None
-    # Every crossing at once, in the order of :func:`_intersect` taken line by line.
-    a, b = np.array(list(fa.values()))[:, None, :], np.array(list(fb.values()))[None, :, :]
-    det = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-    crossing = np.abs(det) >= 1e-6
-    with np.errstate(divide="ignore", invalid="ignore"):
-        dst = np.stack([(a[..., 2] * b[..., 1] - a[..., 1] * b[..., 2]) / det,
-                        (a[..., 0] * b[..., 2] - a[..., 2] * b[..., 0]) / det], -1)[crossing]
+    points, crossing = _crossings(np.array(list(fa.values())), np.array(list(fb.values())))
+    dst = points[crossing]
     src = np.stack(np.meshgrid(list(fa), list(fb), indexing="ij"), -1)[crossing]
     if len(src) < 8:
         return None
