@@ -111,10 +111,16 @@ def _project(Hm: np.ndarray, pts: np.ndarray, lens: Optional[Callable] = None) -
     """Board points (N, 2) through ``Hm``, then through ``lens`` (distortion-free image
     points to the image's own, see :class:`Calibration`) when there is one."""
     pts = np.asarray(pts, float)
-    p = pts @ Hm[:, :2].T + Hm[:, 2]
-    z = p[:, 2:3]
-    z = np.where(np.abs(z) < 1e-9, 1e-9, z)
-    return p[:, :2] / z if lens is None else lens(p[:, :2] / z)
+    # (Row by row of the homography: a matrix product with an inner size of two costs
+    # several times as much.)
+    x, y = pts[:, 0], pts[:, 1]
+    (a, b, c), (d, e, f), (g, h, k) = np.asarray(Hm, float).tolist()
+    z = g * x + h * y + k
+    z[np.abs(z) < 1e-9] = 1e-9
+    out = np.empty((len(pts), 2))
+    np.divide(a * x + b * y + c, z, out=out[:, 0])
+    np.divide(d * x + e * y + f, z, out=out[:, 1])
+    return out if lens is None else lens(out)
 
 
 class _Pattern:
@@ -193,8 +199,7 @@ def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: in
     pat = _pattern(width, height, per_cell)
     H = np.asarray(homographies, float)
     def project(pts):
-        # (Row by row of the homographies: a matrix product with an inner size of two
-        # costs several times as much.)
+        # (Row by row of the homographies, as :func:`_project`.)
         x, y = pts[:, 0], pts[:, 1]
         out = np.empty((len(H), len(pts), 2))
         z = H[:, 2, 0, None] * x + H[:, 2, 1, None] * y + H[:, 2, 2, None]
