@@ -1342,11 +1342,22 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         return _lab_of(memo, frame_bgr, gray, scale)
     refused = memo.setdefault(("refused", h, kernel), [])
     finer = memo.setdefault(("finer", h, kernel), {})
+    measured = memo.setdefault(("measures", h, kernel), {})
+    def measures(dil: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Dict[str, float]:
+        """:func:`extent_measures` of a grid in this image, each grid measured once (a
+        grid refused for its margin is measured again more closely, a 7x8 grid again
+        for its swaps; and later searches meet the grids of earlier ones)."""
+        key = (id(dil), Hm.tobytes(), na, nb)
+        if key not in measured:
+            measured[key] = extent_measures(lab(), dil, Hm, na, nb)
+        return measured[key]
+    def on_board(dil: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> bool:
+        return _passes(measures(dil, Hm, na, nb), config)
     def on_board_finer(face: str, Hm: np.ndarray, na: int, nb: int) -> bool:
         """A grid refused for its margin alone, checked again at twice the size when
         the frame has the pixels: at the work size a printed border line close to the
         outer line blurs into it, and the strip of bare board between them is lost."""
-        m = extent_measures(lab(), dil, Hm, na, nb)
+        m = measures(dil, Hm, na, nb)
         if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0), config):
             return False
         if face not in finer:
@@ -1448,12 +1459,12 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             if any(f == face and (a, b) == (na, nb) and np.abs(c - corners).max() < 0.4 * tol
                    for f, a, b, c in refused):
                 continue                     # refused already: look further
-            if not on_a_board(lab(), dil, Hr, na, nb, config) and not on_board_finer(face, Hr, na, nb):
+            if not on_board(dil, Hr, na, nb) and not on_board_finer(face, Hr, na, nb):
                 # A grid in a patterned table, or partly off the board. Often it is the
                 # board's grid a cell over (a line of the table taken for an outer line):
                 # try that, else the next candidate.
                 moved = _moved_a_cell(smooth, dil, Hr, na, nb)
-                if moved is not None and on_a_board(lab(), dil, moved[1], na, nb, config):
+                if moved is not None and on_board(dil, moved[1], na, nb):
                     sr, Hr = moved
                 else:
                     refused.append((face, na, nb, corners))
@@ -1466,7 +1477,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 # outer line of a grid a cell off: the board's own fits clearly better.
                 moved = _moved_a_cell(smooth, dil, Hr, na, nb)
                 if (moved is not None and moved[0] > sr + config.clearly_better
-                        and on_a_board(lab(), dil, moved[1], na, nb, config)):
+                        and on_board(dil, moved[1], na, nb)):
                     sr, Hr = moved
                 # Two grids a cell apart that both sit on a board and fit the lines about
                 # equally: the board's edge or a stripe beyond it passes for an outer line.
@@ -1474,7 +1485,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if edge is not None:
                     sr, Hr = edge
             if na != nb:
-                swapped = _swapped(lab(), smooth, dil, Hr, sr, na, nb, config)
+                swapped = _swapped(lab(), smooth, dil, Hr, sr, na, nb, config, measures(dil, Hr, na, nb))
                 if swapped is not None:
                     sr, Hr = swapped
                     na, nb = nb, na
@@ -1495,7 +1506,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
 
 
 def _swapped(lab: np.ndarray, smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarray, score: float, na: int,
-             nb: int, config: LocateConfig):
+             nb: int, config: LocateConfig, measures: Dict[str, float]):
     """The 7x8 grid ``Hm`` (``na`` x ``nb``) taken with its axes the other way round, as
     (score, homography for ``nb`` x ``na``), when that sits on the board clearly better;
     else None.
@@ -1512,8 +1523,8 @@ def _swapped(lab: np.ndarray, smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarra
     margin and the hand's shadow, shows much of each line near one corner); or one
     whose weakest line is as strong, that fits the lines about as well, and whose
     margin is clearly more board-like (a title's column of letters beside the grid can
-    show along most of its length: beyond it lies the board's edge, not its margin)."""
-    measures = extent_measures(lab, dil, Hm, na, nb)
+    show along most of its length: beyond it lies the board's edge, not its margin).
+    ``measures``: the grid's own :func:`extent_measures`."""
     here, margin = measures["line"], measures["margin"]
     if here > 1.0 - config.swap_line and margin > 1.0 - config.margin_gain:
         return None                 # every line and the margin show well: no swap can show clearly better
