@@ -1,0 +1,85 @@
+"""The locator's geometry: points through a homography, samples, line crossings, the lens scan."""
+import cv2
+import numpy as np
+
+from fenix_table.vision.locate import (DEFAULT, _crookedness, _crossings, _lens_k1, _project, _sample, _score,
+                                       _scores)
+from fenix_table.vision.types import distort_points
+
+SIZE = (1280, 960)
+
+
+def _homography(seed):
+    rng = np.random.default_rng(seed)
+    board = np.array([[0, 0], [9, 0], [9, 9], [0, 9]], np.float32)
+    image = np.array([[300, 200], [950, 230], [980, 820], [260, 780]], np.float32) + rng.normal(0, 20, (4, 2))
+    return cv2.getPerspectiveTransform(board, image.astype(np.float32))
+
+
+def test_points_go_through_the_homography_as_opencv_takes_them():
+    Hm = _homography(1)
+    pts = np.random.default_rng(2).uniform(-1, 10, (500, 2))
+    expected = cv2.perspectiveTransform(pts[None], Hm)[0]
+    assert np.abs(_project(Hm, pts) - expected).max() < 1e-9
+
+
+def test_many_grids_score_as_each_alone():
+    # A drawn grid's line image: the grids near it score high, the others low.
+    lines = np.zeros((960, 1280), np.float32)
+    drawn = _homography(0)
+    for i in range(10):
+        for ends in (((i, 0), (i, 9)), ((0, i), (9, i))):
+            a, b = _project(drawn, np.array(ends, float))
+            cv2.line(lines, tuple(map(int, np.round(a))), tuple(map(int, np.round(b))), 40.0, 3)
+    grids = [_homography(seed) for seed in range(5)]
+    together = _scores(lines, grids, 9, 9)
+    alone = [_score(lines, Hm, 9, 9) for Hm in grids]
+    assert np.allclose(together, alone, rtol=1e-5, atol=1e-6)     # (float32 sums, added in another order)
+    assert together[0] > 0.5 > max(together[1:])
+
+
+def test_samples_are_the_nearest_pixel_and_zero_outside_the_image():
+    img = np.arange(12, dtype=np.float32).reshape(3, 4)
+    pts = np.array([[0.2, 0.4], [2.6, 1.4], [3.4, 2.0], [-0.6, 1.0], [1.0, 2.6], [1e12, 1.0]])
+    vals, inside = _sample(img, pts)
+    assert inside.tolist() == [True, True, True, False, False, False]
+    assert vals.tolist() == [0.0, 7.0, 11.0, 0.0, 0.0, 0.0]
+
+
+def test_every_line_crosses_every_other_family_line_and_parallels_do_not():
+    # x = 3, y = 5, and x + y = 10 against y = 1 and y = 2 (parallel to the second).
+    la = np.array([[1.0, 0.0, 3.0], [0.0, 1.0, 5.0], [1.0, 1.0, 10.0]])
+    lb = np.array([[0.0, 1.0, 1.0], [0.0, 2.0, 4.0]])
+    points, cross = _crossings(la, lb)
+    assert cross.tolist() == [[True, True], [False, False], [True, True]]
+    assert np.allclose(points[0], [[3, 1], [3, 2]]) and np.allclose(points[2], [[9, 1], [8, 2]])
+
+
+def _bent_lines(k1):
+    """Ridge points of a straight 9x9 grid seen through a lens of ``k1``, by line."""
+    Hm = _homography(4)
+    t = np.linspace(0, 9, 60)
+    lines = []
+    for i in range(10):
+        for pts in (np.column_stack([np.full_like(t, i), t]), np.column_stack([t, np.full_like(t, i)])):
+            lines.append(distort_points(_project(Hm, pts), k1, SIZE))
+    return np.vstack(lines), np.repeat(np.arange(len(lines)), 60), lines
+
+
+def test_the_lens_scan_weighs_several_k1_at_once_as_each_alone():
+    points, line, _ = _bent_lines(0.08)
+    figures = _crookedness(points, line, SIZE)
+    k1s = [-0.2, 0.0, 0.05, 0.08, 0.3]
+    together = figures(k1s)
+    alone = [figures(k)[0] for k in k1s]
+    assert np.allclose(together, alone, rtol=1e-12, atol=1e-15)
+    # The lines are straight again only through the lens that bent them.
+    assert int(np.argmin(together)) == 3 and together[3] < 1e-6 < together[1]
+
+
+def test_the_lens_is_the_k1_that_straightens_the_lines():
+    _, _, lines = _bent_lines(0.08)
+    families = [dict(enumerate(lines[0::2])), dict(enumerate(lines[1::2]))]
+    assert abs(_lens_k1(families, SIZE, DEFAULT) - 0.08) < 0.002
+    _, _, straight = _bent_lines(0.0)
+    assert _lens_k1([dict(enumerate(straight[0::2])), dict(enumerate(straight[1::2]))], SIZE, DEFAULT) == 0.0
