@@ -1558,14 +1558,14 @@ def _moved_a_cell(smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarray, na: int, 
     """The grid ``Hm`` moved by a cell in either or both directions that fits the line
     image best, refined (in ``smooth``, the line image blurred), with its score; None
     when no move fits better than ``Hm``."""
-    best = (_score(dil, Hm, na, nb), None)
-    for dx in (-1, 0, 1):
-        for dy in (-1, 0, 1):
-            if dx or dy:
-                moved = Hm @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
-                best = max(best, (_score(dil, moved, na, nb), moved), key=lambda t: t[0])
-    if best[1] is None:
+    # The grid itself first, then every move: the first of the best fits is taken.
+    grids = [Hm] + [Hm @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+                    for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+    fits = _scores(dil, grids, na, nb)
+    k = int(np.argmax(fits))
+    if k == 0:
         return None
+    best = (float(fits[k]), grids[k])
     refined = _refine(smooth, best[1], na, nb)
     return max((_score(dil, refined, na, nb), refined), best, key=lambda t: t[0])
 
