@@ -716,7 +716,7 @@ def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: 
     towards its ends). ``k1`` stays 0 unless it straightens the lines clearly and the
     bent grid fits the line image about as well as the straight one."""
     # Only the grid and its surroundings (the margin lines the score looks at, 1.6 cells
-    # round) are filtered: the rest of the frame stays zero, as no sample reaches it.
+    # round) are filtered, as no sample reaches beyond.
     h, w = frame_bgr.shape[:2]
     size = (w, h)
     ring = _project(Hm, np.array([[-1.6, -1.6], [na + 1.6, -1.6], [na + 1.6, nb + 1.6], [-1.6, nb + 1.6],
@@ -724,13 +724,18 @@ def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: 
     x0, y0 = np.clip(np.floor(ring.min(axis=0)).astype(int), 0, [w, h])
     x1, y1 = np.clip(np.ceil(ring.max(axis=0)).astype(int), 0, [w, h])
     crop = line_image(cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), light_lines(face), kernel)
-    smooth = np.zeros((h, w), np.float32)
-    dil = np.zeros((h, w), np.float32)
-    smooth[y0:y1, x0:x1] = _blurred(crop)
-    dil[y0:y1, x0:x1] = _dilate(crop)
-    fams = [_ridge_points(smooth, Hm, na, nb, 0, 0.01), _ridge_points(smooth, Hm, nb, na, 1, 0.01)]
+    smooth, dil = _blurred(crop), _dilate(crop)
+    origin = np.array([x0, y0], float)
+    def in_crop(lens: Optional[Callable] = None) -> Callable:
+        """Frame points, or the distortion-free image's through ``lens``, to the crop's."""
+        return lambda p: (p if lens is None else lens(p)) - origin
+    def ridges(H: np.ndarray, lens: Optional[Callable] = None) -> List[Dict[int, np.ndarray]]:
+        """Both families' ridge points (:func:`_ridge_points`), in the frame."""
+        return [{i: p + origin for i, p in _ridge_points(smooth, H, n, span, fam, 0.01, in_crop(lens)).items()}
+                for n, span, fam in ((na, nb, 0), (nb, na, 1))]
+    fams = ridges(Hm)
     refined = _homography_from_lines(*({i: _line_through(p) for i, p in f.items()} for f in fams))
-    if refined is None or _score(dil, refined, na, nb) < _score(dil, Hm, na, nb):
+    if refined is None or _score(dil, refined, na, nb, in_crop()) < _score(dil, Hm, na, nb, in_crop()):
         refined = Hm
     k1 = _lens_k1(fams, size, config)
     if k1 == 0:
@@ -738,9 +743,7 @@ def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: 
     H_lens = refined
     for bent in (False, True):
         if bent:     # the lines again, predicted through the lens
-            lens = _bend(k1, size)
-            fams = [_ridge_points(smooth, H_lens, na, nb, 0, 0.01, lens),
-                    _ridge_points(smooth, H_lens, nb, na, 1, 0.01, lens)]
+            fams = ridges(H_lens, _bend(k1, size))
         undone = [{i: _line_through(undistort_points(p, k1, size)) for i, p in f.items()} for f in fams]
         new = _homography_from_lines(*undone)
         if new is None:
@@ -748,7 +751,7 @@ def _refine_full(frame_bgr: np.ndarray, Hm: np.ndarray, na: int, nb: int, face: 
         H_lens = new
     # (The score moves by a few hundredths for sub-pixel shifts: only a clearly worse
     # fit tells of a bad lens.)
-    if _score(dil, H_lens, na, nb, _bend(k1, size)) < _score(dil, refined, na, nb) - 0.03:
+    if _score(dil, H_lens, na, nb, in_crop(_bend(k1, size))) < _score(dil, refined, na, nb, in_crop()) - 0.03:
         return refined, 0.0
     return H_lens, k1
 
