@@ -14,8 +14,7 @@ pulled toward the shipped weights, so a room's own black stones on its own face 
 for what they are here. Out of the box every frame does the same, briefly, from the
 cells it reads surely (:meth:`CnnClassifier.frame_head`). (:class:`~.cells.CellReader`
 pools this reading with the feature perceptron's, out of the box and once a room is
-learned, each with its own weight: see ``ReaderConfig.cnn_weight`` and
-:meth:`~.cells.CellReader.frame_weight`.)
+learned, each with its own weight: see ``ReaderConfig.cnn_weight``.)
 
 Every patch is measured against the frame's board colour (:func:`board_reference`, the
 median colour just inside the cells' corners, which stones rarely cover): warm or cool,
