@@ -38,24 +38,15 @@ class ReaderConfig:
     self_changed: float = 0.25          # share of cells the frame's own means may change
     classifier: str = "both"            # "cnn", "perceptron" (the features' net) or "both"
     # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
-    # perceptron's). Out of the box a frame whose cells the two read surely (``sure``) and
-    # differently, at least ``disputed_cells`` of them, is one where a classifier is
-    # confidently wrong: the CNN, right in most such disputes on tuning data (glossy
-    # black stones in dusk light that the perceptron calls red or empty), weighs
-    # cnn_weight_disputed; any other frame cnn_weight, which gives the perceptron more
-    # say on the doubtful cells. Tuned on tuning data only, out of the box, exact grids,
-    # cells wrong at a fixed 0.65 -> this rule (0.55/0.65, one disputed cell): generator
-    # seeds 77, 78, 80 (200 scenes each) 13/34/18 -> 12/36/19; the same rooms' seeds 79,
-    # 81 through a camera unlike the generator's (blur, noise, JPEG, colour cast, gamma)
-    # 24/46 -> 22/33; the pbr tune split (45 rooms) 9 -> 9. A fixed 0.55 reads the pbr
-    # tune split's disputed frames worse (12); weights 0.5/0.65 too (12).
-    cnn_weight: float = 0.55
-    cnn_weight_disputed: float = 0.65
-    disputed_cells: int = 1
-    sure: float = 0.9
-    # Once a start frame has calibrated the room, when its own weight ties (below). (0.5
-    # reads the generator's rooms better, calibrated 69 -> 56 cells wrong on the five
-    # sets above, but the pbr tune split worse, 6 -> 8.)
+    # perceptron's) out of the box and once a start frame has calibrated the room. Tuned
+    # on tuning data only, the whole reader (out of the box the frame's own room, the
+    # pool_floor) with the shipped CNN, cells wrong out of the box at weight 0.5 / 0.65 /
+    # 0.7 / 0.8: pbr tune split (45 rooms of kinds no model trains on, located grids)
+    # 58 / 15 / 18 / 22 of 3,417; generator seed 1 (300 scenes, located grids) - / 16 /
+    # 23 / 26 of 19,576; the held-out fold of the pbr train rooms (run seeds 1, 3, 4, 6, 8;
+    # exact grids) - / 30 / 32 / - of 10,104. (Below 0.65 the perceptron's misreadings of
+    # glossy black stones in dusk light come through.)
+    cnn_weight: float = 0.65
     cnn_weight_calibrated: float = 0.65
     # A learned room reads with the weight of these that reads its own frames' cells best,
     # each half of the board read by a room learned from the other (:meth:`CellReader.
@@ -354,8 +345,7 @@ class CellReader:
 
     def cnn_weight(self) -> float:
         """How much the CNN weighs in this reader's colours now (1: alone, 0: not read):
-        a learned room's own weight, else the configured one (out of the box, in frames
-        without disputed cells: :meth:`frame_weight`)."""
+        a learned room's own weight, else the configured one."""
         if self.config.classifier != "both":
             return float(self.config.classifier == "cnn")
         if not self.calibrated:
@@ -374,34 +364,22 @@ class CellReader:
             P = self.classifier.probabilities(self.patches(rect), self.room.head if self.room else None)
         if w < 1:
             if P is not None and not self.calibrated:
-                return self._frame_room(P, X, self.looks(rect, corners))
+                return self._frame_room(P, X, self.looks(rect, corners), w)
             Q = self.probabilities(X, self.looks(rect, corners) if self.calibrated else None)
         if P is None or Q is None:
             return P if Q is None else Q
         return pooled(P, Q, w, self.config.pool_floor)
 
-    def frame_weight(self, P: np.ndarray, Q: np.ndarray) -> float:
-        """Out of the box, how much the CNN (``P``) weighs against the perceptron (``Q``,
-        the default net's reading) in one frame: ``config.cnn_weight_disputed`` when at
-        least ``config.disputed_cells`` cells are read surely (``config.sure``) by both
-        and differently, else ``config.cnn_weight``."""
-        sure = self.config.sure
-        disputed = (P.max(axis=1) > sure) & (Q.max(axis=1) > sure) & (P.argmax(axis=1) != Q.argmax(axis=1))
-        return self.config.cnn_weight_disputed if disputed.sum() >= self.config.disputed_cells \
-            else self.config.cnn_weight
-
-    def _frame_room(self, P: np.ndarray, X: np.ndarray, looks: np.ndarray) -> np.ndarray:
-        """Out of the box, the CNN's ``P`` pooled (at :meth:`frame_weight`) with the
-        perceptron reading the frame against its own room, learned from the cells the CNN
-        pooled with the default perceptron reads surely (:func:`~.colour.frame_labels`).
-        Where the perceptron alone mistakes glossy black stones on a dark face for the
-        face, the pool's sure cells still show it this room's black stones. Without enough
-        sure cells of every class, or when the room would change more than
+    def _frame_room(self, P: np.ndarray, X: np.ndarray, looks: np.ndarray, w: float) -> np.ndarray:
+        """Out of the box, the CNN's ``P`` pooled (weight ``w``) with the perceptron reading
+        the frame against its own room, learned from the cells the CNN pooled with the
+        default perceptron reads surely (:func:`~.colour.frame_labels`). Where the
+        perceptron alone mistakes glossy black stones on a dark face for the face, the
+        pool's sure cells still show it this room's black stones. Without enough sure
+        cells of every class, or when the room would change more than
         ``config.self_changed`` of the first pool's cells, the perceptron reads the frame
         alone (:meth:`_frame_only`)."""
-        Q = self.net.probabilities(X)
-        w = self.frame_weight(P, Q)
-        first = pooled(P, Q, w, self.config.pool_floor)
+        first = pooled(P, self.net.probabilities(X), w, self.config.pool_floor)
         labels = frame_labels(first)
         if labels is not None:
             room = Room.learn(X, looks, labels)

@@ -250,29 +250,12 @@ def test_out_of_the_box_the_frame_teaches_the_perceptron_its_room():
 def test_a_classifier_all_but_certain_cannot_outvote_the_others_sure_reading():
     # The CNN reads a glossy black stone that mirrors a warm lamp as black; the perceptron
     # calls it red and all but rules black out. Each probability counts as at least the
-    # floor, so the pool keeps the CNN's sure black, at every weight the reader pools such
-    # a cell with (out of the box, a cell both read surely and differently makes its frame
-    # a disputed one: the test below).
+    # floor, so the pool keeps the CNN's sure black, at every weight the reader pools with.
     P = np.array([[1e-4, 0.01, 0.99]])
     Q = np.array([[0.06, 0.94, 1e-9]])
-    for w in (DEFAULT_READER.cnn_weight_disputed, DEFAULT_READER.cnn_weight_calibrated):
+    for w in (DEFAULT_READER.cnn_weight, DEFAULT_READER.cnn_weight_calibrated):
         assert CLASSES[int(pooled(P, Q, w).argmax())] == "black"
     # Above the floor the pool is the plain weighted geometric mean.
     P, Q = np.array([[0.2, 0.3, 0.5]]), np.array([[0.5, 0.3, 0.2]])
     R = P ** 0.65 * Q ** 0.35
     assert np.allclose(pooled(P, Q, 0.65), R / R.sum())
-
-
-def test_out_of_the_box_a_frame_with_a_cell_both_classifiers_read_surely_and_differently_leans_to_the_cnn():
-    reader = CellReader(Calibration("9x9", (1280, 960), ((100, 100), (900, 100), (900, 900), (100, 900))))
-    n = len(reader.names)
-    agreed = np.tile([0.02, 0.03, 0.95], (n, 1))
-    assert reader.frame_weight(agreed, agreed) == DEFAULT_READER.cnn_weight
-    # One cell the perceptron calls red but is unsure of: no dispute.
-    unsure = agreed.copy()
-    unsure[5] = [0.05, 0.6, 0.35]
-    assert reader.frame_weight(agreed, unsure) == DEFAULT_READER.cnn_weight
-    # Sure of it: one of the two is confidently wrong, and the CNN weighs more.
-    disputed = agreed.copy()
-    disputed[5] = [0.01, 0.97, 0.02]
-    assert reader.frame_weight(agreed, disputed) == DEFAULT_READER.cnn_weight_disputed > DEFAULT_READER.cnn_weight
