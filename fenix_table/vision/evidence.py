@@ -309,3 +309,101 @@ def shadow_direction(still, width: int, height: int, colours: Sequence[str]
     if strength < SHADOW_MIN:
         return None
     return float(towards[0] / strength), float(towards[1] / strength)
+
+
+#: A pixel of the last frame with the hand is the hand's when it differs from the still
+#: board after it by at least ``HAND_CHANGE`` (Lab distance) and is not a shadow: a
+#: shadow keeps at least ``SHADOW_DIMMEST`` of the lightness and the board's chroma
+#: dimmed by as much, give or take ``SHADOW_CHROMA``.
+HAND_CHANGE = 8.0
+SHADOW_DIMMEST = 0.45
+SHADOW_CHROMA = 6.0
+#: The hand reaches in over the board's edge: its pixels are the changed patches that
+#: touch the rectified picture's edge, each at least ``HAND_PIECE`` and together at least
+#: ``HAND_LEAST`` of a cell's area (fingers seen apart, the palm beyond the margin).
+HAND_PIECE = 0.1
+HAND_LEAST = 0.3
+#: The fingers' front: the hand's pixels within ``FINGER_FRONT`` cells of its far end
+#: along the arm (the middle fingers, about equally long; the finger that put the stone
+#: down is one of them). The stone lies ``POINT_BACK`` cells back from the front's
+#: middle, towards the arm: on the generator's tuning games (0-1) the landing's centre
+#: was 0.23 cells back (median) and 0.3-0.4 across (the longest finger is not the
+#: middle of the front).
+FINGER_FRONT = 0.2
+POINT_BACK = 0.2
+FINGER_REACH = 2.5
+FINGER_AGREE = 0.5
+#: The hand is found on pictures this many times smaller than the rectified board's.
+HAND_SHRINK = 2
+
+
+def _hand_pixels(hand, still) -> Tuple[np.ndarray, float, np.ndarray]:
+    """(pixels (x, y) of the hand on the shrunk picture, its pixels per cell, the hand's
+    mask), or no pixels when no hand reaching in over the edge shows."""
+    import cv2
+
+    h = cv2.resize(hand.lab, None, fx=1 / HAND_SHRINK, fy=1 / HAND_SHRINK, interpolation=cv2.INTER_AREA)
+    s = cv2.resize(still.lab, None, fx=1 / HAND_SHRINK, fy=1 / HAND_SHRINK, interpolation=cv2.INTER_AREA)
+    d = h - s
+    moved = np.einsum("ijk,ijk->ij", d, d) > HAND_CHANGE ** 2
+    dim = (h[..., 0] + 1) / (s[..., 0] + 1)
+    shaded = (dim >= SHADOW_DIMMEST) & (dim <= 1.02) & \
+        (np.hypot(h[..., 1] - dim * s[..., 1], h[..., 2] - dim * s[..., 2]) < SHADOW_CHROMA)
+    mask = (moved & ~shaded).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    rows, cols = mask.shape
+    ppc = still.ppc / HAND_SHRINK
+    x, y, w, hgt, area = stats[1:].T
+    edge = (x == 0) | (y == 0) | (x + w == cols) | (y + hgt == rows)
+    keep = np.concatenate([[False], edge & (area >= HAND_PIECE * ppc * ppc)])
+    if stats[keep, 4].sum() < HAND_LEAST * ppc * ppc:
+        return np.zeros((0, 2), np.float32), ppc, mask
+    hand_mask = keep[labels]
+    ys, xs = np.nonzero(hand_mask)
+    return np.stack([xs, ys], 1).astype(np.float32), ppc, hand_mask
+
+
+def pointed_at(hand, still) -> Optional[Tuple[float, float]]:
+    """Where the hand in ``hand`` (the last frame with it, rectified) put a stone down,
+    against the still board after it (``still``), in board coordinates (cells: a1's
+    centre is (0.5, 0.5)); None when no hand reaching in over the board's edge shows.
+
+    The hand is what changed between the two frames, shadows left out. Its arm comes in
+    over the edge: from where it crosses the picture's edge towards the hand's middle is
+    the way it points, the front of its fingers (:data:`FINGER_FRONT`) is its far end,
+    and the stone lies a little back from the front's middle (:data:`POINT_BACK`)."""
+    import cv2
+
+    pixels, ppc, mask = _hand_pixels(hand, still)
+    if not len(pixels):
+        return None
+    rows, cols = hand.L.shape[0] // HAND_SHRINK, hand.L.shape[1] // HAND_SHRINK
+    border = (pixels[:, 0] == 0) | (pixels[:, 1] == 0) | \
+        (pixels[:, 0] == cols - 1) | (pixels[:, 1] == rows - 1)
+    middle = pixels.mean(axis=0)
+    back = pixels[border].mean(axis=0) - middle
+    length = float(np.hypot(*back))
+    if length < 1e-6:
+        return None
+    back /= length
+    along = (pixels - middle) @ back
+    front = pixels[along <= along.min() + FINGER_FRONT * ppc].mean(axis=0)
+    # The fingers' own direction, along their long edges near the front: the way from
+    # the edge to the middle is off by as much as the arm comes in across a corner.
+    reach = int(round(FINGER_REACH * ppc))
+    x0, y0 = (int(v) for v in np.round(front))
+    window = mask[max(y0 - reach, 0):y0 + reach + 1, max(x0 - reach, 0):x0 + reach + 1].astype(np.float32)
+    gx = cv2.Sobel(window, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(window, cv2.CV_32F, 0, 1, ksize=3)
+    tensor = np.array([[(gx * gx).sum(), (gx * gy).sum()], [(gx * gy).sum(), (gy * gy).sum()]])
+    values, axes = np.linalg.eigh(tensor)
+    if values[1] > 0:
+        edges = axes[:, 0] if axes[:, 0] @ back > 0 else -axes[:, 0]
+        if edges @ back >= FINGER_AGREE:
+            back = edges
+            along = (pixels - middle) @ back
+            front = pixels[along <= along.min() + FINGER_FRONT * ppc].mean(axis=0)
+    point = (front + POINT_BACK * ppc * back + 0.5) * HAND_SHRINK - still.pad
+    return float(point[0] / still.ppc), float(point[1] / still.ppc)

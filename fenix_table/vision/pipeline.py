@@ -31,7 +31,7 @@ from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, layout_labels
-from .evidence import shadow_direction, stack_changes, stack_growth
+from .evidence import pointed_at, shadow_direction, stack_changes, stack_growth
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
@@ -93,6 +93,12 @@ class Vision:
         # current still board began.
         self._reached: Tuple[str, ...] = ()
         self._still_reached: Tuple[str, ...] = ()
+        # The last two frames read (rectified), and the two before the board's latest
+        # still run began: the last frame with a hand is among them (the first frame
+        # without it may still count as moving).
+        self._recent: deque = deque(maxlen=2)
+        self._lead_in: Tuple = ()
+        self._pointed: Optional[Tuple[float, float]] = None
         if calibration is not None:
             self._use(calibration)
 
@@ -109,6 +115,8 @@ class Vision:
             # Rectified pictures of another grid cannot be compared with the new ones; a
             # refit that moved no corner by a pixel keeps them (and the evidence).
             self._still = self._still_colors = self._before = None
+            self._recent.clear()
+            self._lead_in = ()
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -178,6 +186,9 @@ class Vision:
         if obs.hand and obs.occluded_cells:
             self._reached = tuple(obs.occluded_cells)
         stable = self.filter.push(obs, moving=moving)
+        if len(self.filter.window) == 1:
+            self._lead_in = tuple(self._recent)
+        self._recent.append(self.reader.last)
         if stable is not None:
             stable = self._with_changes(stable)
         status = "hand" if obs.hand else ("moving" if moving else "ok")
@@ -195,13 +206,26 @@ class Vision:
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
             self._shadow = shadow_direction(self._still, width, height, colors)
-        stable = replace(stable, reached=self._still_reached, shadow=self._shadow)
+            self._pointed = self._hand_pointed()
+        stable = replace(stable, reached=self._still_reached, shadow=self._shadow,
+                         pointed=self._pointed)
         if self._before is None:
             return stable
         change = stack_changes(self._before, self.reader.last, width, height, colors)
         growth = stack_growth(self._before, self.reader.last, width, height, colors)
         return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())),
                        growth=dict(zip(self.reader.names, np.round(growth, 2).tolist())))
+
+    def _hand_pointed(self) -> Optional[Tuple[float, float]]:
+        """Where the hand last seen before the current still board put a stone down
+        (:func:`.evidence.pointed_at`): in the latest of the two frames before the still
+        run that shows a hand."""
+        for frame in reversed(self._lead_in):
+            if frame.L.shape == self._still.L.shape:
+                found = pointed_at(frame, self._still)
+                if found is not None:
+                    return found
+        return None
 
     def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:
         """The referee's word that the board in the last frame processed shows
