@@ -333,42 +333,61 @@ FINGER_FRONT = 0.2
 POINT_BACK = 0.2
 FINGER_REACH = 2.5
 FINGER_AGREE = 0.5
+#: The fingers' front must lie this far (cells) inside the rectified picture's edge.
+FINGER_INSIDE = 0.25
 #: The hand is found on pictures this many times smaller than the rectified board's.
 HAND_SHRINK = 2
 
 
-def _hand_pixels(hand, still) -> Tuple[np.ndarray, float, np.ndarray]:
-    """(pixels (x, y) of the hand on the shrunk picture, its pixels per cell, the hand's
-    mask), or no pixels when no hand reaching in over the edge shows."""
+def _shrunk(image: np.ndarray) -> np.ndarray:
+    """``image`` :data:`HAND_SHRINK` times smaller (each pixel the mean of those it
+    covers)."""
     import cv2
 
-    h = cv2.resize(hand.lab, None, fx=1 / HAND_SHRINK, fy=1 / HAND_SHRINK, interpolation=cv2.INTER_AREA)
-    s = cv2.resize(still.lab, None, fx=1 / HAND_SHRINK, fy=1 / HAND_SHRINK, interpolation=cv2.INTER_AREA)
-    d = h - s
-    moved = np.einsum("ijk,ijk->ij", d, d) > HAND_CHANGE ** 2
-    dim = (h[..., 0] + 1) / (s[..., 0] + 1)
+    rows, cols = image.shape[:2]
+    return cv2.resize(image, ((cols + HAND_SHRINK - 1) // HAND_SHRINK, (rows + HAND_SHRINK - 1) // HAND_SHRINK),
+                      interpolation=cv2.INTER_AREA)
+
+
+def _hand_pixels(hand: np.ndarray, still: np.ndarray, ppc: float) -> Tuple[np.ndarray, np.ndarray]:
+    """(pixels (x, y) of the hand, the hand's mask) on shrunk Lab pictures of the frame
+    with it and the still board (``ppc`` pixels per cell), or no pixels when no hand
+    reaching in over the edge shows."""
+    import cv2
+
+    d = cv2.subtract(hand, still)
+    change = cv2.transform(cv2.multiply(d, d), np.ones((1, 3), np.float32))
+    moved = np.flatnonzero(change > HAND_CHANGE ** 2)
+    mask = np.zeros(hand.shape[:2], np.uint8)
+    none = np.zeros((0, 2), np.float32), mask
+    if len(moved) < HAND_LEAST * ppc * ppc:
+        return none
+    h, s = hand.reshape(-1, 3)[moved], still.reshape(-1, 3)[moved]
+    dim = (h[:, 0] + 1) / (s[:, 0] + 1)
     shaded = (dim >= SHADOW_DIMMEST) & (dim <= 1.02) & \
-        (np.hypot(h[..., 1] - dim * s[..., 1], h[..., 2] - dim * s[..., 2]) < SHADOW_CHROMA)
-    mask = (moved & ~shaded).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        (np.hypot(h[:, 1] - dim * s[:, 1], h[:, 2] - dim * s[:, 2]) < SHADOW_CHROMA)
+    mask.flat[moved[~shaded]] = 1
+    apart = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # Closed, the fingers seen apart and the palm make one hand.
+    mask = cv2.morphologyEx(apart, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape
-    ppc = still.ppc / HAND_SHRINK
     x, y, w, hgt, area = stats[1:].T
     edge = (x == 0) | (y == 0) | (x + w == cols) | (y + hgt == rows)
     keep = np.concatenate([[False], edge & (area >= HAND_PIECE * ppc * ppc)])
     if stats[keep, 4].sum() < HAND_LEAST * ppc * ppc:
-        return np.zeros((0, 2), np.float32), ppc, mask
+        return none
     hand_mask = keep[labels]
     ys, xs = np.nonzero(hand_mask)
-    return np.stack([xs, ys], 1).astype(np.float32), ppc, hand_mask
+    hand_mask &= apart > 0   # the fingers' own edges show their direction
+    return np.stack([xs, ys], 1).astype(np.float32), hand_mask
 
 
-def pointed_at(hand, still) -> Optional[Tuple[float, float]]:
-    """Where the hand in ``hand`` (the last frame with it, rectified) put a stone down,
-    against the still board after it (``still``), in board coordinates (cells: a1's
-    centre is (0.5, 0.5)); None when no hand reaching in over the board's edge shows.
+def pointed_at(frames: Sequence, still) -> Optional[Tuple[float, float]]:
+    """Where the hand last seen in ``frames`` (rectified frames before the still board,
+    oldest first; the newest that shows a hand counts) put a stone down, against the
+    still board after them (``still``), in board coordinates (cells: a1's centre is
+    (0.5, 0.5)); None when no hand reaching in over the board's edge shows.
 
     The hand is what changed between the two frames, shadows left out. Its arm comes in
     over the edge: from where it crosses the picture's edge towards the hand's middle is
@@ -376,10 +395,22 @@ def pointed_at(hand, still) -> Optional[Tuple[float, float]]:
     and the stone lies a little back from the front's middle (:data:`POINT_BACK`)."""
     import cv2
 
-    pixels, ppc, mask = _hand_pixels(hand, still)
-    if not len(pixels):
+    ppc = still.ppc / HAND_SHRINK
+    after = _shrunk(still.lab)
+    for frame in reversed(frames):
+        if frame.lab.shape != still.lab.shape:
+            continue
+        # A frame whose lightness hardly changed anywhere shows no hand (the first
+        # frame without it often comes first).
+        lighter = np.abs(_shrunk(frame.L) - after[..., 0]) > HAND_CHANGE / 2
+        if np.count_nonzero(lighter) < HAND_LEAST * ppc * ppc:
+            continue
+        pixels, mask = _hand_pixels(_shrunk(frame.lab), after, ppc)
+        if len(pixels):
+            break
+    else:
         return None
-    rows, cols = hand.L.shape[0] // HAND_SHRINK, hand.L.shape[1] // HAND_SHRINK
+    rows, cols = mask.shape
     border = (pixels[:, 0] == 0) | (pixels[:, 1] == 0) | \
         (pixels[:, 0] == cols - 1) | (pixels[:, 1] == rows - 1)
     middle = pixels.mean(axis=0)
@@ -405,5 +436,7 @@ def pointed_at(hand, still) -> Optional[Tuple[float, float]]:
             back = edges
             along = (pixels - middle) @ back
             front = pixels[along <= along.min() + FINGER_FRONT * ppc].mean(axis=0)
-    point = (front + POINT_BACK * ppc * back + 0.5) * HAND_SHRINK - still.pad
+    if min(front[0], front[1], cols - 1 - front[0], rows - 1 - front[1]) < FINGER_INSIDE * ppc:
+        return None     # the fingers' front at the picture's edge: their end is not in view
+    point = front * HAND_SHRINK + POINT_BACK * still.ppc * back + 0.5 - still.pad
     return float(point[0] / still.ppc), float(point[1] / still.ppc)

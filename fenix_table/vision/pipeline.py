@@ -206,7 +206,7 @@ class Vision:
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
             self._shadow = shadow_direction(self._still, width, height, colors)
-            self._pointed = self._hand_pointed()
+            self._pointed = pointed_at(self._lead_in, self._still)
         stable = replace(stable, reached=self._still_reached, shadow=self._shadow,
                          pointed=self._pointed)
         if self._before is None:
@@ -215,17 +215,6 @@ class Vision:
         growth = stack_growth(self._before, self.reader.last, width, height, colors)
         return replace(stable, changes=dict(zip(self.reader.names, np.round(change, 2).tolist())),
                        growth=dict(zip(self.reader.names, np.round(growth, 2).tolist())))
-
-    def _hand_pointed(self) -> Optional[Tuple[float, float]]:
-        """Where the hand last seen before the current still board put a stone down
-        (:func:`.evidence.pointed_at`): in the latest of the two frames before the still
-        run that shows a hand."""
-        for frame in reversed(self._lead_in):
-            if frame.L.shape == self._still.L.shape:
-                found = pointed_at(frame, self._still)
-                if found is not None:
-                    return found
-        return None
 
     def learn(self, placement: Mapping[str, Tuple[str, int]]) -> bool:
         """The referee's word that the board in the last frame processed shows
