@@ -16,7 +16,8 @@
 * motion is the per-cell change of the rectified board from the previous frame;
 * :class:`~fenix_table.vision.stability.StabilityFilter` turns the stream into stable
   observations, each with the evidence of what changed since the still board before the
-  latest change (:mod:`.evidence`: which stack a stone was put on).
+  latest change (:mod:`.evidence`: which stack a stone was put on, and where the hand
+  last seen before it pointed).
 """
 from __future__ import annotations
 
