@@ -451,5 +451,5 @@ def pointed_at(frames: Sequence, still) -> Optional[Tuple[float, float]]:
             front = pixels[along <= along.min() + FINGER_FRONT * ppc].mean(axis=0)
     if min(front[0], front[1], cols - 1 - front[0], rows - 1 - front[1]) < FINGER_INSIDE * ppc:
         return None     # the fingers' front at the picture's edge: their end is not in view
-    point = front * HAND_SHRINK + POINT_BACK * still.ppc * back + 0.5 - still.pad
+    point = (front + 0.5) * HAND_SHRINK + POINT_BACK * still.ppc * back - still.pad
     return float(point[0] / still.ppc), float(point[1] / still.ppc)
