@@ -7,7 +7,8 @@ from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_DOMINANCE_GROW
                                          CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE,
                                          CHANGE_NEXT_TO_EMPTIED,
                                          GROWTH_CONFIRM, GROWTH_CONFIRM_DOMINANCE, GROWTH_WEIGHT,
-                                         HAND_BONUS, POINT_CHANGE_MIN, POINT_NEAR, pointed_cells)
+                                         HAND_BONUS, POINT_CHANGE_MIN, POINT_DOMINANCE, POINT_NEAR,
+                                         pointed_cells)
 from fenix_table.rules import Position, apply, legal_moves
 from fenix_tools.synthetic import observe_placement
 
@@ -550,7 +551,7 @@ def test_a_weak_change_where_the_hand_pointed_decides_the_ply():
     after = apply(start, "a1-c2")
     weak = POINT_CHANGE_MIN + 0.5
     assert weak < CHANGE_MIN
-    changes = {"c2": weak, "e2": weak - 1, "a1": 30.0}
+    changes = {"c2": weak, "e2": weak / POINT_DOMINANCE - 0.2, "a1": 30.0}
     # Without the hand, a change this weak decides nothing ...
     events = ref.observe(seen(after, 1, changes))
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
@@ -571,8 +572,8 @@ def test_the_hand_decides_nothing_when_it_points_between_stacks_or_the_change_di
         "off": pointed_over(after, 1, {"c2": weak}, (2.5 + POINT_NEAR + 0.1, 2.2)),
         # c2 did not change above the noise.
         "still": pointed_over(after, 1, {"c2": POINT_CHANGE_MIN - 0.5}, (2.5, 1.5)),
-        # Another stack, far from the hand, changed more.
-        "elsewhere": pointed_over(after, 1, {"c2": weak, "a5": weak + 1}, (2.5, 1.5)),
+        # Another stack, far from the hand, changed nearly as much.
+        "elsewhere": pointed_over(after, 1, {"c2": weak, "a5": weak / POINT_DOMINANCE + 0.2}, (2.5, 1.5)),
         # Its neighbour changed too (a longer shadow, or the stone went there).
         "neighbour": pointed_over(after, 1, {"c2": weak, "c3": max(
             CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * weak) + 0.1}, (2.5, 1.5)),
