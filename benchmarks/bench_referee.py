@@ -326,6 +326,9 @@ class RenderedTally(Tally):
     failures: List[str] = field(default_factory=list)       # stacking plies not seen right
     evidence_ms: List[float] = field(default_factory=list)  # stack_changes + stack_growth per call
     shadow_ms: List[float] = field(default_factory=list)    # shadow_direction per call
+    pointed_ms: List[float] = field(default_factory=list)   # pointed_at per call
+    # stack_changes + stack_growth + pointed_at: a still board's first stable frame
+    first_still_ms: List[float] = field(default_factory=list)
 
 
 def _kind_of(truth: Game, index: int) -> Optional[str]:
@@ -620,7 +623,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     """
     import cv2
 
-    from fenix_table.vision.evidence import shadow_direction, stack_changes, stack_growth
+    from fenix_table.vision.evidence import pointed_at, shadow_direction, stack_changes, stack_growth
     from fenix_table.board import dimensions
 
     tallies = {mode: RenderedTally() for mode in modes}
@@ -638,6 +641,7 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
         label = f"{renderer} game {g} ({board})"
         watchers = [_Watcher(mode, tallies[mode], truth, fps, label) for mode in modes]
         stills = []   # rectified still frames, to time the change evidence on
+        hand = None   # the last hand frame before the second of them (rectified)
         for _ in range(4):
             bgr = first()
             for w in watchers:
@@ -662,6 +666,8 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                 if i == 7 and len(stills) < 2 and watchers[0].vision.reader is not None \
                         and watchers[0].vision.reader.last is not None:
                     stills.append((watchers[0].vision.reader.last, watchers[0].colours))
+                if i == 2 and len(stills) == 1 and watchers[0].vision.reader is not None:
+                    hand = watchers[0].vision.reader.last
             for w in watchers:
                 w.after_ply()
         for w in watchers:
@@ -687,7 +693,16 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                     began = time.thread_time()
                     stack_changes(stills[0][0], stills[1][0], width, height, stills[1][1])
                     stack_growth(stills[0][0], stills[1][0], width, height, stills[1][1])
-                    tallies[modes[0]].evidence_ms.append((time.thread_time() - began) * 1000)
+                    evidence = (time.thread_time() - began) * 1000
+                    tallies[modes[0]].evidence_ms.append(evidence)
+                    if hand is not None and hand.L.shape == stills[1][0].L.shape:
+                        # Once per still board, on its first stable frame: the last hand
+                        # frame, and the first still frame (no hand) checked before it.
+                        began = time.thread_time()
+                        pointed_at([hand, stills[1][0]], stills[1][0])
+                        pointed = (time.thread_time() - began) * 1000
+                        tallies[modes[0]].pointed_ms.append(pointed)
+                        tallies[modes[0]].first_still_ms.append(evidence + pointed)
                     began = time.thread_time()
                     shadow_direction(stills[1][0], width, height, stills[1][1])
                     tallies[modes[0]].shadow_ms.append((time.thread_time() - began) * 1000)
@@ -760,6 +775,14 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
               f"{len(ranked)} calls): median {statistics.median(ranked):.2f} ms, "
               f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms (target <= 3 ms; "
               f"it runs only on stable frames)")
+    if tally.pointed_ms:
+        ranked = sorted(tally.pointed_ms)
+        first = sorted(tally.first_still_ms)
+        print(f"... and for where the hand pointed (vision.evidence.pointed_at, the last hand frame "
+              f"and a still one against the still frame, once per still board, {len(ranked)} calls): "
+              f"median {statistics.median(ranked):.2f} ms, p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms; "
+              f"with the evidence above on a still board's first stable frame: median "
+              f"{statistics.median(first):.2f} ms, p95 {first[int(0.95 * (len(first) - 1))]:.2f} ms")
     if tally.shadow_ms:
         ranked = sorted(tally.shadow_ms)
         print(f"... and for the way shadows fall (vision.evidence.shadow_direction, the same "

@@ -162,6 +162,7 @@ class Referee:
         self._growth: Dict[str, float] = {}    # the top discs' growth, last reading
         self._ranked: Dict[str, float] = {}    # ... added to the weighed changes (ranking)
         self._reached: Tuple[str, ...] = ()     # cells a hand covered last before it
+        self._pointed: Optional[Tuple[float, float]] = None   # ... and the spot it pointed at
         # (position before, token) -> the camera's evidence for that ply, while it is open.
         self._evidence: Dict[Tuple[str, str], float] = {}
         # (ply, alternatives) of the plies committed as the likeliest, not for certain.
@@ -240,6 +241,7 @@ class Referee:
         self._growth = getattr(observation, "growth", None) or {}
         self._ranked = ranking_scores(self._weighed, self._growth)
         self._reached = tuple(getattr(observation, "reached", ()) or ())
+        self._pointed = getattr(observation, "pointed", None)
         events += self._interpret(reading, observation, frame)
         return events
 
@@ -278,7 +280,8 @@ class Referee:
             # Stacking plies that colours cannot tell apart: the stack a stone was put on
             # changed, the others did not (the camera's evidence, vision.evidence).
             self._remember_evidence(decision.options)
-            options = narrowed(decision.options, self._weighed, self._reached, self._growth)
+            options = narrowed(decision.options, self._weighed, self._reached, self._growth,
+                               self._pointed)
             decision = Decision("move", candidate=options[0]) if len(options) == 1 else \
                 Decision("ambiguous", options=options)
         if decision.kind == "ambiguous" and decision.complete and len(decision.options) > 1:
@@ -554,7 +557,8 @@ class Referee:
         board of its own) keeps what an earlier board said of it, if anything."""
         before: Dict[Tuple[str, ...], Position] = {(): self.position}
         fpns: Dict[int, str] = {}
-        hands = {side: hand_cells(self._reached, side) for side in ("red", "black")}
+        hands = {side: hand_cells(self._reached, side, self._pointed, self.position.size)
+                 for side in ("red", "black")}
         for index, cand in enumerate(options):
             start = new_from[index] if new_from is not None else 0
             for n in range(start, len(cand.moves)):
@@ -807,7 +811,7 @@ class Referee:
         if not cells:
             cells = {c for cand in options for m in cand.moves for c in m.path}
         moves = tuple(sorted(" ".join(c.tokens) for c in options))
-        scores = landing_evidence(options, self._ranked, self._reached)
+        scores = landing_evidence(options, self._ranked, self._reached, self._pointed)
         if scores is not None:
             # Offer the likeliest first and point at the few stacks the camera saw change
             # most (and where the hand was last), not at every candidate.

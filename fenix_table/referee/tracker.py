@@ -16,6 +16,7 @@ to a few hundred positions.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -380,6 +381,29 @@ CHANGE_NEIGHBOUR_FLOOR = 2.0
 #: (:func:`hand_cells`).
 HAND_BONUS = 2.5
 HAND_NEAR_BONUS = 2.0
+#: Where the hand was seen to put the stone down (``Observation.pointed``, from the
+#: fingers' front in the last frame with the hand): a cell's bonus in the ranking is
+#: ``POINT_BONUS`` times a normal likelihood of its centre's distance from that spot,
+#: spread ``POINT_SPREAD`` (cells), for the cells within ``POINT_REACH``. On the
+#: generator's tuning games (0-7, 90 stacking plies) the landing's centre was 0.15 cells
+#: from the spot (median), 0.42 at the 90th percentile, and the candidate nearest it on 88.
+POINT_BONUS = 4.0
+POINT_SPREAD = 0.35
+POINT_REACH = 1.5
+#: A stacking ply is taken live on a weak change when the hand pointed at its landing:
+#: the landing within ``POINT_NEAR`` of the spot and every other candidate at least
+#: ``POINT_CLEAR`` from it, its change (next to the emptied cell, less the share the
+#: lifted stone's shadow explains) at least ``POINT_CHANGE_MIN`` (above an untouched
+#: stack's noise) and ``POINT_DOMINANCE`` times every other candidate's; the
+#: changed-neighbour test stands as for :data:`CHANGE_MIN`. Replayed on the first stable
+#: observation of each stacking ply of the generator's tuning games 0-9 (109 plies with
+#: several candidates) it took 105 live, 103 without it, none wrong; the wrong candidate
+#: that came nearest passed its weakest test 0.40 of the way (0.58 with a dominance of
+#: 1; each near, clear and change threshold tried around these took the same plies).
+POINT_NEAR = 0.5
+POINT_CLEAR = 0.8
+POINT_CHANGE_MIN = 3.0
+POINT_DOMINANCE = 1.5
 #: A stack next to the cell the stone was lifted from needs this much change of its own:
 #: the lifted stone's shadow leaves its neighbours (on the independent renderer's games
 #: such a neighbour was taken three times with the true stack showing nothing). With the
@@ -470,18 +494,51 @@ def ranking_scores(weighed: Mapping[str, float], growth: Mapping[str, float]
             for cell, score in weighed.items()}
 
 
-def hand_cells(reached: Sequence[str], side: str) -> Dict[str, float]:
+def pointed_cells(pointed: Optional[Tuple[float, float]], size: str) -> Dict[str, float]:
+    """The bonus of each cell near where the hand was seen to put a stone down
+    (``pointed``, board coordinates in cells: ``Observation.pointed``):
+    ``POINT_BONUS`` times a normal likelihood of the cell's centre's distance from it
+    (spread ``POINT_SPREAD``), for the cells within ``POINT_REACH``."""
+    from ..board import cell_name, dimensions
+
+    if pointed is None:
+        return {}
+    width, height = dimensions(size)
+    x, y = pointed
+    cells = {}
+    for f in range(max(0, int(x - POINT_REACH)), min(width, int(x + POINT_REACH) + 1)):
+        for r in range(max(0, int(y - POINT_REACH)), min(height, int(y + POINT_REACH) + 1)):
+            distance = math.hypot(f + 0.5 - x, r + 0.5 - y)
+            if distance <= POINT_REACH:
+                cells[cell_name(f, r)] = POINT_BONUS * math.exp(-0.5 * (distance / POINT_SPREAD) ** 2)
+    return cells
+
+
+def pointed_distance(cell: str, pointed: Tuple[float, float]) -> float:
+    """How far (cells) the centre of ``cell`` is from the spot the hand pointed at."""
+    from ..board import cell_index
+
+    f, r = cell_index(cell)
+    return math.hypot(f + 0.5 - pointed[0], r + 0.5 - pointed[1])
+
+
+def hand_cells(reached: Sequence[str], side: str,
+               pointed: Optional[Tuple[float, float]] = None, size: Optional[str] = None
+               ) -> Dict[str, float]:
     """Where ``side``'s hand put a stone down, as far as the cells it covered last
     (``reached``) tell, each with its bonus: the covered cells farthest into the board
     from ``side``'s edge (Red sits at rank 1, Black beyond the last rank), the fingertips
     (``HAND_BONUS``), and the cells beside them and one beyond (``HAND_NEAR_BONUS``). On
     the generator's tuning games (0-9, 20-39, 344 stacking plies) a candidate stack at
     the fingertips was the landing 19% of the time, beside or one beyond them 14-15%,
-    one behind them 6%, anywhere else 2%."""
+    one behind them 6%, anywhere else 2%. With the spot the hand's fingers were seen to
+    point at (``pointed``, on a ``size`` board), each cell's bonus is the larger of that
+    and :func:`pointed_cells`'."""
     from ..board import cell_index, cell_name
 
+    near = pointed_cells(pointed, size) if size else {}
     if not reached:
-        return {}
+        return near
     forward = 1 if side == "red" else -1
     def depth(cell: str) -> int:
         return forward * int(cell[1:])
@@ -493,6 +550,8 @@ def hand_cells(reached: Sequence[str], side: str) -> Dict[str, float]:
         cells.update((cell_name(f + df, r + dr), HAND_NEAR_BONUS) for df in (-1, 0, 1)
                      for dr in (0, forward) if f + df >= 0 and r + dr >= 0)
     cells.update((tip, HAND_BONUS) for tip in tips)
+    for cell, bonus in near.items():
+        cells[cell] = max(bonus, cells.get(cell, 0.0))
     return cells
 
 
@@ -518,18 +577,19 @@ def landing_scores(options: Sequence[Candidate], changes: Mapping[str, float]
 
 
 def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
-                     reached: Sequence[str] = ()) -> Optional[List[float]]:
+                     reached: Sequence[str] = (),
+                     pointed: Optional[Tuple[float, float]] = None) -> Optional[List[float]]:
     """Per option (as :func:`landing_scores`), how much the camera speaks for its last
-    ply, to rank explanations it cannot tell apart (:func:`ply_evidence`). With no
-    change measured (no earlier still board to compare with) the hand alone ranks them,
-    when it was seen; else None."""
+    ply, to rank explanations it cannot tell apart (:func:`ply_evidence`; ``pointed``:
+    see :func:`hand_cells`). With no change measured (no earlier still board to compare
+    with) the hand alone ranks them, when it was seen; else None."""
     if changes:
         usable = landing_scores(options, changes) is not None
     else:
-        usable = bool(reached) and _ending_in_stacking(options)
+        usable = (bool(reached) or pointed is not None) and _ending_in_stacking(options)
     if not usable:
         return None
-    hand = _mover_hand(options, reached)
+    hand = _mover_hand(options, reached, pointed)
     return [ply_evidence(cand.moves[-1], cand.position.size, changes, hand) for cand in options]
 
 
@@ -566,10 +626,13 @@ def _lifted_share(move, size: str) -> float:
     return CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN if adjacent else 0.0
 
 
-def _mover_hand(options: Sequence[Candidate], reached: Sequence[str]) -> Dict[str, float]:
+def _mover_hand(options: Sequence[Candidate], reached: Sequence[str],
+                pointed: Optional[Tuple[float, float]] = None) -> Dict[str, float]:
     """:func:`hand_cells` of the player who made the options' last ply (the side not to
     move after it)."""
-    return hand_cells(reached, "black" if options[0].position.side == "red" else "red")
+    position = options[0].position
+    return hand_cells(reached, "black" if position.side == "red" else "red", pointed,
+                      position.size)
 
 
 def _hand_bonus(landing: str, hand: Mapping[str, float]) -> float:
@@ -578,20 +641,18 @@ def _hand_bonus(landing: str, hand: Mapping[str, float]) -> float:
 
 
 def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float],
-                      reached: Sequence[str] = (), growth: Optional[Mapping[str, float]] = None
-                      ) -> Optional[Candidate]:
+                      reached: Sequence[str] = (), growth: Optional[Mapping[str, float]] = None,
+                      pointed: Optional[Tuple[float, float]] = None) -> Optional[Candidate]:
     """The one option whose last (stacking) ply landed on the stack that clearly changed
     most (see :data:`CHANGE_MIN`, :data:`CHANGE_DOMINANCE`; ``reached``: the cells a
     hand covered last, see :data:`HAND_BONUS`; ``growth``: the stacks' top-disc growth,
-    see :data:`CHANGE_DOMINANCE_GROWN`), or None. A stack next to the cell the stone was
-    lifted from, rival or chosen, dominates by its change less the lifted shadow's
-    share, as in the ranking (:func:`ply_evidence`)."""
-    from ..board import neighbours
-
+    see :data:`CHANGE_DOMINANCE_GROWN`), or else the one the hand pointed at (``pointed``,
+    see :data:`POINT_NEAR`), or None. A stack next to the cell the stone was lifted
+    from, rival or chosen, dominates by its change less the lifted shadow's share, as in
+    the ranking (:func:`ply_evidence`)."""
     changed = landing_scores(options, changes) if len(options) > 1 else None
     if changed is None:
         return None
-    hand = _mover_hand(options, reached)
     size = options[0].position.size
     # Every stack, the chosen one too, is weighed as the ranking weighs it (ply_evidence):
     # the lifted stone's shadow leaving a stack next to the emptied cell explains part of
@@ -599,6 +660,20 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     # whole only against CHANGE_MIN: next to the emptied cell it must reach
     # CHANGE_NEXT_TO_EMPTIED instead.
     rivals = [score - _lifted_share(cand.moves[-1], size) for cand, score in zip(options, changed)]
+    chosen = _changed_most(options, changed, rivals, _mover_hand(options, reached), growth)
+    if chosen is None and pointed is not None:
+        chosen = _pointed_landing(options, changed, rivals, pointed)
+    return chosen
+
+
+def _changed_most(options: Sequence[Candidate], changed: Sequence[float],
+                  rivals: Sequence[float], hand: Mapping[str, float],
+                  growth: Optional[Mapping[str, float]]) -> Optional[Candidate]:
+    """:func:`landing_by_change`'s rule on the change (with the hand's covered cells'
+    bonus, ``hand``, and the growth)."""
+    from ..board import neighbours
+
+    size = options[0].position.size
     weighed = [rival + _hand_bonus(cand.moves[-1].path[-1], hand)
                for cand, rival in zip(options, rivals)]
     order = sorted(range(len(options)), key=lambda i: -weighed[i])
@@ -614,10 +689,41 @@ def landing_by_change(options: Sequence[Candidate], changes: Mapping[str, float]
     if own < CHANGE_MIN or (own < CHANGE_NEXT_TO_EMPTIED and
                             emptied in neighbours(size, chosen.moves[-1].path[-1])):
         return None
-    near = set(neighbours(size, chosen.moves[-1].path[-1]))
-    if any(cand.moves[-1].path[-1] in near and
-           rival >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * own)
-           for cand, rival in zip(options, rivals)):
+    if _changed_neighbour(options, rivals, chosen, own):
+        return None
+    return chosen
+
+
+def _changed_neighbour(options: Sequence[Candidate], rivals: Sequence[float],
+                       chosen: Candidate, own: float) -> bool:
+    """Whether a rival of ``chosen`` next to its landing changed too (see
+    :data:`CHANGE_NEIGHBOUR_SHARE`); ``own`` is the chosen stack's change."""
+    from ..board import neighbours
+
+    near = set(neighbours(chosen.position.size, chosen.moves[-1].path[-1]))
+    return any(cand.moves[-1].path[-1] in near and
+               rival >= max(CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * own)
+               for cand, rival in zip(options, rivals))
+
+
+def _pointed_landing(options: Sequence[Candidate], changed: Sequence[float],
+                     rivals: Sequence[float], pointed: Tuple[float, float]
+                     ) -> Optional[Candidate]:
+    """The option whose landing the hand pointed at (see :data:`POINT_NEAR`) when its
+    change, weak as it may be, agrees; else None."""
+    distances = [pointed_distance(cand.moves[-1].path[-1], pointed) for cand in options]
+    order = sorted(range(len(options)), key=lambda i: distances[i])
+    best = order[0]
+    if distances[best] > POINT_NEAR or distances[order[1]] < POINT_CLEAR:
+        return None
+    # Next to the emptied cell, what the lifted stone's shadow explains does not count
+    # (``rivals`` is the change less that share, as the ranking weighs it).
+    own = rivals[best]
+    if own < POINT_CHANGE_MIN or \
+            own < POINT_DOMINANCE * max(max(rivals[i] for i in order[1:]), CHANGE_NOISE):
+        return None
+    chosen = options[best]
+    if _changed_neighbour(options, rivals, chosen, changed[best]):
         return None
     return chosen
 
@@ -635,8 +741,8 @@ def _grown_alone(options: Sequence[Candidate], chosen: int,
 
 
 def narrowed(options: Sequence[Candidate], changes: Mapping[str, float],
-             reached: Sequence[str] = (), growth: Optional[Mapping[str, float]] = None
-             ) -> List[Candidate]:
+             reached: Sequence[str] = (), growth: Optional[Mapping[str, float]] = None,
+             pointed: Optional[Tuple[float, float]] = None) -> List[Candidate]:
     """``options`` (explanations of the board, as histories from the same position)
     without the last plies the camera's evidence rules out: among histories that differ
     only in their last, stacking ply, the one whose landing stack clearly changed
@@ -646,7 +752,7 @@ def narrowed(options: Sequence[Candidate], changes: Mapping[str, float],
         groups.setdefault(cand.tokens[:-1], []).append(cand)
     kept: List[Candidate] = []
     for group in groups.values():
-        chosen = landing_by_change(group, changes, reached, growth)
+        chosen = landing_by_change(group, changes, reached, growth, pointed)
         kept.extend([chosen] if chosen is not None else group)
     return kept
 

@@ -16,7 +16,8 @@
 * motion is the per-cell change of the rectified board from the previous frame;
 * :class:`~fenix_table.vision.stability.StabilityFilter` turns the stream into stable
   observations, each with the evidence of what changed since the still board before the
-  latest change (:mod:`.evidence`: which stack a stone was put on).
+  latest change (:mod:`.evidence`: which stack a stone was put on, and where the hand
+  last seen before it pointed).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, layout_labels
-from .evidence import shadow_direction, stack_changes, stack_growth
+from .evidence import pointed_at, shadow_direction, stack_changes, stack_growth
 from .hands import cell_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
@@ -93,6 +94,12 @@ class Vision:
         # current still board began.
         self._reached: Tuple[str, ...] = ()
         self._still_reached: Tuple[str, ...] = ()
+        # The last two frames read (rectified), and the two before the board's latest
+        # still run began: the last frame with a hand is among them (the first frame
+        # without it may still count as moving).
+        self._recent: deque = deque(maxlen=2)
+        self._lead_in: Tuple = ()
+        self._pointed: Optional[Tuple[float, float]] = None
         if calibration is not None:
             self._use(calibration)
 
@@ -109,6 +116,8 @@ class Vision:
             # Rectified pictures of another grid cannot be compared with the new ones; a
             # refit that moved no corner by a pixel keeps them (and the evidence).
             self._still = self._still_colors = self._before = None
+            self._recent.clear()
+            self._lead_in = ()
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -178,6 +187,9 @@ class Vision:
         if obs.hand and obs.occluded_cells:
             self._reached = tuple(obs.occluded_cells)
         stable = self.filter.push(obs, moving=moving)
+        if len(self.filter.window) == 1:
+            self._lead_in = tuple(self._recent)
+        self._recent.append(self.reader.last)
         if stable is not None:
             stable = self._with_changes(stable)
         status = "hand" if obs.hand else ("moving" if moving else "ok")
@@ -195,7 +207,9 @@ class Vision:
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
             self._shadow = shadow_direction(self._still, width, height, colors)
-        stable = replace(stable, reached=self._still_reached, shadow=self._shadow)
+            self._pointed = pointed_at(self._lead_in, self._still)
+        stable = replace(stable, reached=self._still_reached, shadow=self._shadow,
+                         pointed=self._pointed)
         if self._before is None:
             return stable
         change = stack_changes(self._before, self.reader.last, width, height, colors)

@@ -45,6 +45,11 @@ class Observation:
     #: vector in (file, rank) steps, or None when the still board does not show it
     #: (:func:`fenix_table.vision.evidence.shadow_direction`).
     shadow: Optional[Tuple[float, float]] = None
+    #: Stable observations only: where the hand in the last frame with one before this
+    #: still board put a stone down, in board coordinates (cells; a1's centre is
+    #: (0.5, 0.5)), or None when no hand showed
+    #: (:func:`fenix_table.vision.evidence.pointed_at`).
+    pointed: Optional[Tuple[float, float]] = None
 
     def placement(self) -> Dict[str, Tuple[str, Optional[int]]]:
         """Occupied cells as ``{cell: (colour, height or None)}``."""

@@ -4,9 +4,11 @@ import dataclasses
 
 from fenix_table.referee import Referee
 from fenix_table.referee.tracker import (CHANGE_DOMINANCE, CHANGE_DOMINANCE_GROWN, CHANGE_MIN,
-                                         CHANGE_NEIGHBOUR_SHARE, CHANGE_NEXT_TO_EMPTIED,
+                                         CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE,
+                                         CHANGE_NEXT_TO_EMPTIED,
                                          GROWTH_CONFIRM, GROWTH_CONFIRM_DOMINANCE, GROWTH_WEIGHT,
-                                         HAND_BONUS)
+                                         HAND_BONUS, POINT_CHANGE_MIN, POINT_DOMINANCE, POINT_NEAR,
+                                         pointed_cells)
 from fenix_table.rules import Position, apply, legal_moves
 from fenix_tools.synthetic import observe_placement
 
@@ -537,3 +539,65 @@ def test_a_neighbour_of_the_landing_beside_the_emptied_cell_counts_less_the_lift
     ref, start = started()
     events = ref.observe(seen(after, 1, {"c2": own, "c3": beside}))
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+
+
+def pointed_over(position, frame, changes, spot):
+    """As :func:`seen`, with the hand last seen pointing at ``spot`` (board cells)."""
+    return dataclasses.replace(seen(position, frame, changes), pointed=spot)
+
+
+def test_a_weak_change_where_the_hand_pointed_decides_the_ply():
+    ref, start = started()
+    after = apply(start, "a1-c2")
+    weak = POINT_CHANGE_MIN + 0.5
+    assert weak < CHANGE_MIN
+    changes = {"c2": weak, "e2": weak / POINT_DOMINANCE - 0.2, "a1": 30.0}
+    # Without the hand, a change this weak decides nothing ...
+    events = ref.observe(seen(after, 1, changes))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    # ... with the fingers' front over c2 (a little off its centre, 2.5 / 1.5), it does.
+    ref, start = started()
+    events = ref.observe(pointed_over(after, 1, changes, (2.7, 1.3)))
+    assert [e.kind for e in events][:1] == ["move_committed"]
+    assert events[0].move == "a1-c2" and ref.moves == ["a1-c2"]
+
+
+def test_the_hand_decides_nothing_when_it_points_between_stacks_or_the_change_disagrees():
+    after = apply(Position.start("7x8"), "a1-c2")
+    weak = POINT_CHANGE_MIN + 0.5
+    refused = {
+        # Between c2 and d2: both within POINT_CLEAR of the spot.
+        "between": pointed_over(after, 1, {"c2": weak}, (3.0, 1.5)),
+        # Too far from every stack's centre.
+        "off": pointed_over(after, 1, {"c2": weak}, (2.5 + POINT_NEAR + 0.1, 2.2)),
+        # c2 did not change above the noise.
+        "still": pointed_over(after, 1, {"c2": POINT_CHANGE_MIN - 0.5}, (2.5, 1.5)),
+        # Another stack, far from the hand, changed nearly as much.
+        "elsewhere": pointed_over(after, 1, {"c2": weak, "a5": weak / POINT_DOMINANCE + 0.2}, (2.5, 1.5)),
+        # Its neighbour changed too (a longer shadow, or the stone went there).
+        "neighbour": pointed_over(after, 1, {"c2": weak, "c3": max(
+            CHANGE_NEIGHBOUR_FLOOR, CHANGE_NEIGHBOUR_SHARE * weak) + 0.1}, (2.5, 1.5)),
+    }
+    for why, obs in refused.items():
+        ref, _ = started()
+        events = ref.observe(obs)
+        assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == [], why
+
+
+def test_next_to_the_emptied_cell_the_hand_needs_the_change_the_lifted_shadow_leaves():
+    after = apply(Position.start("7x8"), "b1-c2")    # b1 is next to c2
+    share = CHANGE_NEXT_TO_EMPTIED - CHANGE_MIN
+    for change, taken in ((POINT_CHANGE_MIN + share + 0.5, True), (POINT_CHANGE_MIN + share - 0.5, False)):
+        ref, _ = started()
+        events = ref.observe(pointed_over(after, 1, {"c2": change, "b1": 30.0}, (2.5, 1.5)))
+        assert (ref.moves == ["b1-c2"]) is taken, change
+
+
+def test_where_the_hand_pointed_ranks_the_landings_in_the_question():
+    ref, start = started()
+    after = apply(start, "a1-d2")
+    # Nothing clearly changed; the hand pointed at d2, a little towards e3.
+    events = ref.observe(pointed_over(after, 1, {"c2": 2.0, "d2": 1.0}, (3.6, 1.8)))
+    assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
+    assert events[0].moves[0] == "a1-d2" and "d2" in events[0].cells
+    assert pointed_cells((3.6, 1.8), "7x8")["d2"] > pointed_cells((3.6, 1.8), "7x8")["e3"] > 0

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from fenix_table.referee.tracker import pointed_distance
 from fenix_table.rules import Game, Position
 from fenix_table.vision import Vision
 from fenix_tools.sim import PhysicalBoard, TableCamera, ply_frames, random_game, random_scene
@@ -23,7 +24,7 @@ def test_the_landing_stack_changes_most_and_untouched_stacks_hardly():
     first = [vision.process(camera.frame(table)[0], i).stable for i in range(4)]
     # The first still board has nothing earlier to compare with.
     assert all(obs is None or obs.changes == {} for obs in first)
-    game, frame = Game(start), 4
+    game, frame, pointed = Game(start), 4, 0
     for move in random_game(board, rng, battle_plies=0)[:4]:
         side = game.position.side
         stable = None
@@ -47,6 +48,14 @@ def test_the_landing_stack_changes_most_and_untouched_stacks_hardly():
                  if colour == side and c != landing]
         assert stable.growth[landing] > np.median(grown), move.token
         assert all(stable.growth[c] == 0 for c in stable.growth if c not in stacks)
+        # The hand that put the stone down was last seen pointing at the landing: its
+        # centre is nearer the spot than any other stack's (an arm coming in across the
+        # corner, its fingers' end out of view, points nowhere).
+        if stable.pointed is not None:
+            pointed += 1
+            distance = {c: pointed_distance(c, stable.pointed) for c in stacks}
+            assert distance[landing] < 0.6 and distance[landing] == min(distance.values()), move.token
+    assert pointed >= 3
 
 
 def _board_pictures(shift_px: float, seed: int = 0):
@@ -282,3 +291,48 @@ def test_the_growth_of_a_stone_lying_off_its_cells_centre_is_measured_whole():
         (before, after), colours = _grown_pictures(grow_px=0.5, off=off)
         grown[off] = dict(zip(names, stack_growth(before, after, 7, 8, colours)))["d7"]
     assert grown[0.09] >= 0.8 * grown[0.0]
+
+
+def _hand_pictures(tip, shadow_beyond: float = 0.0, arm=(0.0, -1.0)):
+    """Rectified pictures of a light 7x8 board, still and with a dark skin-toned arm
+    reaching in over the edge along ``arm`` (from the fingers towards the player),
+    its fingers' front at ``tip`` (board cells); with ``shadow_beyond`` the arm's
+    shadow reaches that far beyond the fingers (the board's colour, dimmed)."""
+    from fenix_table.vision.cells import Rectified
+
+    ppc, pad, width, height = 32, 16, 7, 8
+    size = (height * ppc + 2 * pad, width * ppc + 2 * pad)
+    yy, xx = np.mgrid[0:size[0], 0:size[1]].astype(np.float32)
+    bx, by = (xx + 0.5 - pad) / ppc, (yy + 0.5 - pad) / ppc     # board cells
+    board = np.stack([np.full(size, 70.0), np.full(size, 5.0), np.full(size, 25.0)], axis=-1)
+    u = np.array(arm) / np.hypot(*arm)
+    along = (bx - tip[0]) * u[0] + (by - tip[1]) * u[1]
+    across = np.abs(-(bx - tip[0]) * u[1] + (by - tip[1]) * u[0])
+    hand = board.copy()
+    shadow = (along >= -shadow_beyond) & (across <= 0.7)
+    hand[shadow] *= 0.6
+    arm_pixels = (along >= 0) & (across <= 0.5)
+    hand[arm_pixels] = (45.0, 18.0, 22.0)
+    pictures = []
+    for lab in (board, hand):
+        lab = lab.astype(np.float32)
+        pictures.append(Rectified(lab, np.zeros(size, np.float32), ppc, pad))
+    return pictures
+
+
+def test_the_hand_points_where_its_fingers_end_not_where_its_shadow_does():
+    from fenix_table.vision.evidence import FINGER_FRONT, POINT_BACK, pointed_at
+
+    for tip, arm, shadow in (((2.5, 3.2), (0.0, -1.0), 0.0), ((4.3, 5.0), (0.6, 0.8), 0.9),
+                             ((1.0, 2.0), (-1.0, 0.2), 0.5)):
+        still, hand = _hand_pictures(tip, shadow, arm)
+        spot = pointed_at([hand], still)
+        u = np.array(arm) / np.hypot(*arm)
+        # The front's middle (half the front's depth back from the end), then POINT_BACK.
+        expected = np.array(tip) + (FINGER_FRONT / 2 + POINT_BACK) * u
+        assert spot is not None and np.hypot(*(np.array(spot) - expected)) < 0.1, (tip, spot)
+        # The newest frame before the still run may already show no hand: the one
+        # before it is taken.
+        assert pointed_at([hand, still], still) == spot
+    # No hand in any frame: nothing pointed.
+    assert pointed_at([still, still], still) is None
