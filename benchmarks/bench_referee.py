@@ -716,6 +716,12 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     return tallies
 
 
+def _median_p95(ranked: List[float]) -> str:
+    """"median M ms, p95 P ms" of sorted times."""
+    return (f"median {statistics.median(ranked):.2f} ms, "
+            f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms")
+
+
 def report_stacking(tally: RenderedTally, mode: str) -> None:
     """Part 2's stacking figures, per mode, with how they were measured."""
     def pct(a, b):
@@ -772,22 +778,19 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
         print(f"extra time per stable frame for the new evidence (vision.evidence.stack_changes "
               f"and stack_growth "
               f"on two real rectified still frames, vision.reader.last, with the colours read, one core, CPU time, "
-              f"{len(ranked)} calls): median {statistics.median(ranked):.2f} ms, "
-              f"p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms (target <= 3 ms; "
+              f"{len(ranked)} calls): {_median_p95(ranked)} (target <= 3 ms; "
               f"it runs only on stable frames)")
     if tally.pointed_ms:
         ranked = sorted(tally.pointed_ms)
         first = sorted(tally.first_still_ms)
         print(f"... and for where the hand pointed (vision.evidence.pointed_at, the last hand frame "
               f"and a still one against the still frame, once per still board, {len(ranked)} calls): "
-              f"median {statistics.median(ranked):.2f} ms, p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms; "
-              f"with the evidence above on a still board's first stable frame: median "
-              f"{statistics.median(first):.2f} ms, p95 {first[int(0.95 * (len(first) - 1))]:.2f} ms")
+              f"{_median_p95(ranked)}; "
+              f"with the evidence above on a still board's first stable frame: {_median_p95(first)}")
     if tally.shadow_ms:
         ranked = sorted(tally.shadow_ms)
         print(f"... and for the way shadows fall (vision.evidence.shadow_direction, the same "
-              f"frames, once per still board, {len(ranked)} calls): median "
-              f"{statistics.median(ranked):.2f} ms, p95 {ranked[int(0.95 * (len(ranked) - 1))]:.2f} ms")
+              f"frames, once per still board, {len(ranked)} calls): {_median_p95(ranked)}")
     if tally.game_seconds:
         print(f"seconds per rendered game (render + vision + referee, both modes): mean "
               f"{statistics.fmean(tally.game_seconds):.1f}, max {max(tally.game_seconds):.1f}")

@@ -508,7 +508,7 @@ def pointed_cells(pointed: Optional[Tuple[float, float]], size: str) -> Dict[str
     cells = {}
     for f in range(max(0, int(x - POINT_REACH)), min(width, int(x + POINT_REACH) + 1)):
         for r in range(max(0, int(y - POINT_REACH)), min(height, int(y + POINT_REACH) + 1)):
-            distance = math.hypot(f + 0.5 - x, r + 0.5 - y)
+            distance = _centre_distance(f, r, pointed)
             if distance <= POINT_REACH:
                 cells[cell_name(f, r)] = POINT_BONUS * math.exp(-0.5 * (distance / POINT_SPREAD) ** 2)
     return cells
@@ -518,8 +518,12 @@ def pointed_distance(cell: str, pointed: Tuple[float, float]) -> float:
     """How far (cells) the centre of ``cell`` is from the spot the hand pointed at."""
     from ..board import cell_index
 
-    f, r = cell_index(cell)
-    return math.hypot(f + 0.5 - pointed[0], r + 0.5 - pointed[1])
+    return _centre_distance(*cell_index(cell), pointed)
+
+
+def _centre_distance(file: int, rank: int, pointed: Tuple[float, float]) -> float:
+    """How far (cells) the centre of the cell at (``file``, ``rank``) is from ``pointed``."""
+    return math.hypot(file + 0.5 - pointed[0], rank + 0.5 - pointed[1])
 
 
 def hand_cells(reached: Sequence[str], side: str,
