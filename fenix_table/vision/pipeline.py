@@ -94,11 +94,13 @@ class Vision:
         # current still board began.
         self._reached: Tuple[str, ...] = ()
         self._still_reached: Tuple[str, ...] = ()
-        # The last two frames read (rectified), and the two before the board's latest
-        # still run began: the last frame with a hand is among them (the first frame
-        # without it may still count as moving).
+        # The last two frames read (rectified): when a still run begins, the last frame
+        # with a hand is among them (the first frame without it may still count as
+        # moving). Where that hand pointed is worked out on the run's first frame, apart
+        # from the change measures of its first stable frame (each frame's cost stays
+        # small), and kept for the still board the run turns out to be.
         self._recent: deque = deque(maxlen=2)
-        self._lead_in: Tuple = ()
+        self._run_pointed: Optional[Tuple[float, float]] = None
         self._pointed: Optional[Tuple[float, float]] = None
         if calibration is not None:
             self._use(calibration)
@@ -117,7 +119,7 @@ class Vision:
             # refit that moved no corner by a pixel keeps them (and the evidence).
             self._still = self._still_colors = self._before = None
             self._recent.clear()
-            self._lead_in = ()
+            self._run_pointed = None
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -188,7 +190,7 @@ class Vision:
             self._reached = tuple(obs.occluded_cells)
         stable = self.filter.push(obs, moving=moving)
         if len(self.filter.window) == 1:
-            self._lead_in = tuple(self._recent)
+            self._run_pointed = pointed_at(tuple(self._recent), self.reader.last)
         self._recent.append(self.reader.last)
         if stable is not None:
             stable = self._with_changes(stable)
@@ -207,7 +209,7 @@ class Vision:
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
             self._shadow = shadow_direction(self._still, width, height, colors)
-            self._pointed = pointed_at(self._lead_in, self._still)
+            self._pointed = self._run_pointed
         stable = replace(stable, reached=self._still_reached, shadow=self._shadow,
                          pointed=self._pointed)
         if self._before is None:
