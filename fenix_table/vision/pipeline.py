@@ -96,11 +96,12 @@ class Vision:
         self._still_reached: Tuple[str, ...] = ()
         # The last two frames read (rectified): when a still run begins, the last frame
         # with a hand is among them (the first frame without it may still count as
-        # moving). Where that hand pointed is worked out on the run's first frame, apart
-        # from the change measures of its first stable frame (each frame's cost stays
-        # small), and kept for the still board the run turns out to be.
+        # moving). Where that hand pointed and the way shadows fall are worked out on the
+        # run's first frame, apart from the change measures of its first stable frame
+        # (each frame's cost stays small), and kept for the still board the run turns
+        # out to be.
         self._recent: deque = deque(maxlen=2)
-        self._run_pointed: Optional[Tuple[float, float]] = None
+        self._run: Tuple[Optional[Tuple[float, float]], Optional[Tuple[float, float]]] = (None, None)
         self._pointed: Optional[Tuple[float, float]] = None
         if calibration is not None:
             self._use(calibration)
@@ -119,7 +120,7 @@ class Vision:
             # refit that moved no corner by a pixel keeps them (and the evidence).
             self._still = self._still_colors = self._before = None
             self._recent.clear()
-            self._run_pointed = None
+            self._run = (None, None)
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -190,7 +191,10 @@ class Vision:
             self._reached = tuple(obs.occluded_cells)
         stable = self.filter.push(obs, moving=moving)
         if len(self.filter.window) == 1:
-            self._run_pointed = pointed_at(tuple(self._recent), self.reader.last)
+            width, height = dimensions(self.calibration.board)
+            colors = [r.color for r in obs.cells.values()]
+            self._run = (pointed_at(tuple(self._recent), self.reader.last),
+                         shadow_direction(self.reader.last, width, height, colors))
         self._recent.append(self.reader.last)
         if stable is not None:
             stable = self._with_changes(stable)
@@ -208,8 +212,7 @@ class Vision:
             self._before, self._still_colors = self._still, colors
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
-            self._shadow = shadow_direction(self._still, width, height, colors)
-            self._pointed = self._run_pointed
+            self._pointed, self._shadow = self._run
         stable = replace(stable, reached=self._still_reached, shadow=self._shadow,
                          pointed=self._pointed)
         if self._before is None:
