@@ -510,13 +510,18 @@ class _Watcher:
 #: from the board's middle as a share of the half-board along the files, and the optical
 #: axis's tilt from vertical. "drawn" keeps each scene's own small random tilt and offset.
 MOUNTS = {"drawn": None, "straight": (0.0, 0.0), "offset": (0.45, 0.0), "tilted": (0.0, 12.0)}
+#: How the mover's hand is last seen (``--hands``, the generator only): over the landing,
+#: or pulling back from it in the last of the ply's three hand frames
+#: (``fenix_tools.sim.ply_frames``' ``withdrawing``).
+HANDS = {"over": 0, "withdrawing": 1}
 
 
-def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str = "drawn"):
+def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str = "drawn",
+                 hands: str = "over"):
     """One game for ``renderer`` ("sim": the project's generator; "unseen": the
     independent renderer): (board, start, moves, start frame function, ply frames
     function). The moves and the jitter/stacking spreads come from the same seeds for
-    both renderers (the same games are played on both), and for every mount."""
+    both renderers (the same games are played on both), for every mount and hands."""
     from dataclasses import replace
 
     import numpy as np
@@ -543,10 +548,13 @@ def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str 
         table = PhysicalBoard.from_position(start, nrng, jitter, stacking)
         first = lambda: camera.frame(table)[0]   # noqa: E731
         frames = lambda move, side: (bgr for bgr, _ in ply_frames(   # noqa: E731
-            camera, table, move, side, rng, hand_frames=3, still_frames=5))
+            camera, table, move, side, rng, hand_frames=3, still_frames=5,
+            withdrawing=HANDS[hands]))
     else:
         if MOUNTS[mount] is not None:
             raise ValueError("--mount applies to the generator only (--renderer sim)")
+        if HANDS[hands]:
+            raise ValueError("--hands applies to the generator only (--renderer sim)")
         import unseen_games
 
         camera = unseen_games.UnseenCamera(board, size, seed=seed * 1000 + g)
@@ -608,7 +616,7 @@ MODES = ("players", "track")
 def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str = "sim",
              first_game: int = 0, fps: float = 10.0, modes=MODES,
              progress: bool = False, cache: Optional[str] = None,
-             mount: str = "drawn") -> Dict[str, RenderedTally]:
+             mount: str = "drawn", hands: str = "over") -> Dict[str, RenderedTally]:
     """Games ``first_game`` .. ``first_game + games - 1`` rendered by ``renderer`` and
     read, frame by frame, by one pipeline per mode (its own Vision and Referee; see
     :class:`_Watcher`). Returns ``{mode: tally}``.
@@ -619,8 +627,9 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     The stones lie where they were put and stay there (placement error up to
     ``jitter``, a stacked stone N(0, ``stacking``) off the one below); each ply is shown
     as a person makes it: three frames with the mover's hand over the board, from the
-    mover's side of the table, the last with the fingertips over the landing cell, then
-    five still frames. Only the frames go to vision.
+    mover's side of the table, the last with the fingertips over the landing cell (with
+    ``hands`` "withdrawing", the generator's: the one before it, the last pulling back),
+    then five still frames. Only the frames go to vision.
     """
     import cv2
 
@@ -630,12 +639,13 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     tallies = {mode: RenderedTally() for mode in modes}
     for g in range(first_game, first_game + games):
         game_began = time.perf_counter()
-        board, start, moves, first, frames = _game_frames(renderer, g, seed, plies, size, mount)
+        board, start, moves, first, frames = _game_frames(renderer, g, seed, plies, size, mount, hands)
         kept = None
         if cache:
             kept = _FrameCache(os.path.join(cache, f"{renderer}-seed{seed}-game{g}-plies{plies}-"
                                                    f"{size[0]}x{size[1]}"
-                                                   + ("" if mount == "drawn" else f"-{mount}")),
+                                                   + ("" if mount == "drawn" else f"-{mount}")
+                                                   + ("" if hands == "over" else f"-{hands}")),
                                first, frames)
             first, frames = kept.first, kept.frames
         truth = Game(start)
@@ -911,6 +921,9 @@ def main(argv=None) -> int:
                         help="the generator's camera mount: each scene's own small tilt and "
                              "offset (drawn, the default), straight down over the middle, aimed "
                              "45%% of the half-board off the middle (offset), or tilted 12 degrees")
+    parser.add_argument("--hands", choices=tuple(HANDS), default="over",
+                        help="how the generator's hands are last seen before the board is still: "
+                             "over the landing (the default) or pulling back from it (withdrawing)")
     parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
     parser.add_argument("--save", metavar="FILE", help="also write part 2's tallies as JSON")
     parser.add_argument("--frames", metavar="DIR",
@@ -940,7 +953,7 @@ def main(argv=None) -> int:
             try:
                 per = rendered(args.rendered, args.seed, args.rendered_plies, size, renderer,
                                args.first_game, args.fps, modes, progress=True,
-                               cache=args.frames, mount=args.mount)
+                               cache=args.frames, mount=args.mount, hands=args.hands)
             except Exception as error:   # the vision pipeline is a separate stage; say why
                 print(f"== Part 2 ({renderer}): rendered frames through vision: not run "
                       f"({type(error).__name__}: {error}) ==")
