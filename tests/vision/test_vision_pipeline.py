@@ -129,8 +129,9 @@ def test_glare_taken_for_an_arm_does_not_keep_the_start_frame_from_teaching():
 
 def test_where_the_hand_pointed_is_worked_out_apart_from_the_change_measures(monkeypatch):
     """Each frame's evidence stays cheap: where the hand pointed and the way shadows fall
-    are worked out on a still run's first frame, the stacks' change and growth on its
-    first stable frame, and the stable observation carries what the first frame found."""
+    are worked out on a still run's frame before its first stable one, the stacks' change
+    and growth on that stable frame, and the stable observation carries what the frame
+    before it found."""
     from fenix_table.vision import pipeline
 
     ran = {}
@@ -170,8 +171,8 @@ def test_where_the_hand_pointed_is_worked_out_apart_from_the_change_measures(mon
         assert not ({"pointed_at", "shadow_direction"} & names.keys() and
                     {"stack_changes", "stack_growth"} & names.keys()), (i, sorted(names))
     # The first stable board after the hand carries the spot and the shadow worked out
-    # on its run's first frame, two frames earlier.
+    # on the frame before.
     first = changed[0]
-    assert first - 2 in ran and "pointed_at" in ran[first - 2]
-    assert stables[first].pointed == ran[first - 2]["pointed_at"] is not None
-    assert stables[first].shadow == ran[first - 2]["shadow_direction"]
+    assert first - 1 in ran and "pointed_at" in ran[first - 1]
+    assert stables[first].pointed == ran[first - 1]["pointed_at"] is not None
+    assert stables[first].shadow == ran[first - 1]["shadow_direction"]
