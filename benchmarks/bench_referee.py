@@ -327,8 +327,8 @@ class RenderedTally(Tally):
     evidence_ms: List[float] = field(default_factory=list)  # stack_changes + stack_growth per call
     shadow_ms: List[float] = field(default_factory=list)    # shadow_direction per call
     pointed_ms: List[float] = field(default_factory=list)   # pointed_at per call
-    # pointed_at + shadow_direction: a still run's first frame (not yet stable; the
-    # changes and growth run on its first stable frame)
+    # pointed_at + shadow_direction: a still run's frame before its first stable one (the
+    # changes and growth run on that stable frame)
     run_first_ms: List[float] = field(default_factory=list)
 
 
@@ -706,9 +706,9 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                     stack_growth(stills[0][0], stills[1][0], width, height, stills[1][1])
                     evidence = (time.thread_time() - began) * 1000
                     tallies[modes[0]].evidence_ms.append(evidence)
-                    # Once per still run, on its first frame (no hand, not yet stable):
-                    # the way shadows fall, and where the hand pointed (the last hand
-                    # frame, and a still one checked after it).
+                    # Once per still run, on its frame before its first stable one: the
+                    # way shadows fall, and where the hand pointed (the last hand frame,
+                    # and a still one checked after it).
                     began = time.thread_time()
                     shadow_direction(stills[1][0], width, height, stills[1][1])
                     shadow = (time.thread_time() - began) * 1000
@@ -795,7 +795,7 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
               f"it runs only on stable frames)")
     if tally.shadow_ms:
         ranked = sorted(tally.shadow_ms)
-        print(f"... and on a still run's first frame, which is not a stable one: the way shadows "
+        print(f"... and on a still run's frame before its first stable one: the way shadows "
               f"fall (vision.evidence.shadow_direction, the same frames, {len(ranked)} calls): "
               f"{_median_p95(ranked)}")
     if tally.pointed_ms:
