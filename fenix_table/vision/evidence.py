@@ -334,8 +334,9 @@ HAND_PIECE = 0.1
 HAND_LEAST = 0.3
 #: Changed patches smaller than this share of a cell's area are not the hand: the
 #: fingers' front was once a speck just beyond them, up to a cell from the landing. On
-#: the generator's tuning games (0-9, 109 stacking plies with several candidates) the
-#: landing was the candidate nearest the spot on all of them with it, 107 without.
+#: the generator's tuning games (0-9, 109 stacking plies with several candidates; the
+#: spot worked out again from the same frames) the landing was the candidate nearest it
+#: on all of them with it, on 107 without.
 HAND_SPECK = 0.1
 #: The fingers' front: the hand's pixels within ``FINGER_FRONT`` cells of its far end
 #: along the fingers (the finger that put the stone down reaches farthest, give or take
