@@ -23,7 +23,7 @@ asks, and ``track`` (``--track``), ``Referee(asking=False)`` fed stable observat
 as ``fenix-table track`` does, nobody to ask, ``settle()`` when the recording ends. It
 prints the stacking plies (setup; battle) committed by the camera alone, uncertain
 commits right / wrong, plies left uncertain, games track recorded exactly, questions per
-game, and the new evidence's time per stable frame. ``--first-game`` / ``--save`` /
+game, and the new evidence's time on each frame it runs on. ``--first-game`` / ``--save`` /
 ``--merge`` split a long run (the issue asks for 20 games per renderer, ~30 s each).
 
 Printed figures:
@@ -327,8 +327,9 @@ class RenderedTally(Tally):
     evidence_ms: List[float] = field(default_factory=list)  # stack_changes + stack_growth per call
     shadow_ms: List[float] = field(default_factory=list)    # shadow_direction per call
     pointed_ms: List[float] = field(default_factory=list)   # pointed_at per call
-    # stack_changes + stack_growth + pointed_at: a still board's first stable frame
-    first_still_ms: List[float] = field(default_factory=list)
+    # pointed_at + shadow_direction: a still run's frame before its first stable one (the
+    # changes and growth run on that stable frame)
+    run_first_ms: List[float] = field(default_factory=list)
 
 
 def _kind_of(truth: Game, index: int) -> Optional[str]:
@@ -509,13 +510,18 @@ class _Watcher:
 #: from the board's middle as a share of the half-board along the files, and the optical
 #: axis's tilt from vertical. "drawn" keeps each scene's own small random tilt and offset.
 MOUNTS = {"drawn": None, "straight": (0.0, 0.0), "offset": (0.45, 0.0), "tilted": (0.0, 12.0)}
+#: How the mover's hand is last seen (``--hands``, the generator only): over the landing,
+#: or pulling back from it in the last of the ply's three hand frames
+#: (``fenix_tools.sim.ply_frames``' ``withdrawing``).
+HANDS = {"over": 0, "withdrawing": 1}
 
 
-def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str = "drawn"):
+def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str = "drawn",
+                 hands: str = "over"):
     """One game for ``renderer`` ("sim": the project's generator; "unseen": the
     independent renderer): (board, start, moves, start frame function, ply frames
     function). The moves and the jitter/stacking spreads come from the same seeds for
-    both renderers (the same games are played on both), and for every mount."""
+    both renderers (the same games are played on both), for every mount and hands."""
     from dataclasses import replace
 
     import numpy as np
@@ -542,10 +548,13 @@ def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str 
         table = PhysicalBoard.from_position(start, nrng, jitter, stacking)
         first = lambda: camera.frame(table)[0]   # noqa: E731
         frames = lambda move, side: (bgr for bgr, _ in ply_frames(   # noqa: E731
-            camera, table, move, side, rng, hand_frames=3, still_frames=5))
+            camera, table, move, side, rng, hand_frames=3, still_frames=5,
+            withdrawing=HANDS[hands]))
     else:
         if MOUNTS[mount] is not None:
             raise ValueError("--mount applies to the generator only (--renderer sim)")
+        if HANDS[hands]:
+            raise ValueError("--hands applies to the generator only (--renderer sim)")
         import unseen_games
 
         camera = unseen_games.UnseenCamera(board, size, seed=seed * 1000 + g)
@@ -607,7 +616,7 @@ MODES = ("players", "track")
 def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str = "sim",
              first_game: int = 0, fps: float = 10.0, modes=MODES,
              progress: bool = False, cache: Optional[str] = None,
-             mount: str = "drawn") -> Dict[str, RenderedTally]:
+             mount: str = "drawn", hands: str = "over") -> Dict[str, RenderedTally]:
     """Games ``first_game`` .. ``first_game + games - 1`` rendered by ``renderer`` and
     read, frame by frame, by one pipeline per mode (its own Vision and Referee; see
     :class:`_Watcher`). Returns ``{mode: tally}``.
@@ -618,8 +627,9 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     The stones lie where they were put and stay there (placement error up to
     ``jitter``, a stacked stone N(0, ``stacking``) off the one below); each ply is shown
     as a person makes it: three frames with the mover's hand over the board, from the
-    mover's side of the table, the last with the fingertips over the landing cell, then
-    five still frames. Only the frames go to vision.
+    mover's side of the table, the last with the fingertips over the landing cell (with
+    ``hands`` "withdrawing", the generator's: the one before it, the last pulling back),
+    then five still frames. Only the frames go to vision.
     """
     import cv2
 
@@ -629,12 +639,13 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     tallies = {mode: RenderedTally() for mode in modes}
     for g in range(first_game, first_game + games):
         game_began = time.perf_counter()
-        board, start, moves, first, frames = _game_frames(renderer, g, seed, plies, size, mount)
+        board, start, moves, first, frames = _game_frames(renderer, g, seed, plies, size, mount, hands)
         kept = None
         if cache:
             kept = _FrameCache(os.path.join(cache, f"{renderer}-seed{seed}-game{g}-plies{plies}-"
                                                    f"{size[0]}x{size[1]}"
-                                                   + ("" if mount == "drawn" else f"-{mount}")),
+                                                   + ("" if mount == "drawn" else f"-{mount}")
+                                                   + ("" if hands == "over" else f"-{hands}")),
                                first, frames)
             first, frames = kept.first, kept.frames
         truth = Game(start)
@@ -695,17 +706,19 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
                     stack_growth(stills[0][0], stills[1][0], width, height, stills[1][1])
                     evidence = (time.thread_time() - began) * 1000
                     tallies[modes[0]].evidence_ms.append(evidence)
+                    # Once per still run, on its frame before its first stable one: the
+                    # way shadows fall, and where the hand pointed (the last hand frame,
+                    # and a still one checked after it).
+                    began = time.thread_time()
+                    shadow_direction(stills[1][0], width, height, stills[1][1])
+                    shadow = (time.thread_time() - began) * 1000
+                    tallies[modes[0]].shadow_ms.append(shadow)
                     if hand is not None and hand.L.shape == stills[1][0].L.shape:
-                        # Once per still board, on its first stable frame: the last hand
-                        # frame, and the first still frame (no hand) checked before it.
                         began = time.thread_time()
                         pointed_at([hand, stills[1][0]], stills[1][0])
                         pointed = (time.thread_time() - began) * 1000
                         tallies[modes[0]].pointed_ms.append(pointed)
-                        tallies[modes[0]].first_still_ms.append(evidence + pointed)
-                    began = time.thread_time()
-                    shadow_direction(stills[1][0], width, height, stills[1][1])
-                    tallies[modes[0]].shadow_ms.append((time.thread_time() - began) * 1000)
+                        tallies[modes[0]].run_first_ms.append(shadow + pointed)
             finally:
                 cv2.setNumThreads(threads)
         if progress:
@@ -780,17 +793,17 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
               f"on two real rectified still frames, vision.reader.last, with the colours read, one core, CPU time, "
               f"{len(ranked)} calls): {_median_p95(ranked)} (target <= 3 ms; "
               f"it runs only on stable frames)")
-    if tally.pointed_ms:
-        ranked = sorted(tally.pointed_ms)
-        first = sorted(tally.first_still_ms)
-        print(f"... and for where the hand pointed (vision.evidence.pointed_at, the last hand frame "
-              f"and a still one against the still frame, once per still board, {len(ranked)} calls): "
-              f"{_median_p95(ranked)}; "
-              f"with the evidence above on a still board's first stable frame: {_median_p95(first)}")
     if tally.shadow_ms:
         ranked = sorted(tally.shadow_ms)
-        print(f"... and for the way shadows fall (vision.evidence.shadow_direction, the same "
-              f"frames, once per still board, {len(ranked)} calls): {_median_p95(ranked)}")
+        print(f"... and on a still run's frame before its first stable one: the way shadows "
+              f"fall (vision.evidence.shadow_direction, the same frames, {len(ranked)} calls): "
+              f"{_median_p95(ranked)}")
+    if tally.pointed_ms:
+        ranked = sorted(tally.pointed_ms)
+        first = sorted(tally.run_first_ms)
+        print(f"... and where the hand pointed (vision.evidence.pointed_at, the last hand frame "
+              f"and a still one against the still frame, {len(ranked)} calls): "
+              f"{_median_p95(ranked)}; both on that frame: {_median_p95(first)} (target <= 3 ms)")
     if tally.game_seconds:
         print(f"seconds per rendered game (render + vision + referee, both modes): mean "
               f"{statistics.fmean(tally.game_seconds):.1f}, max {max(tally.game_seconds):.1f}")
@@ -908,6 +921,9 @@ def main(argv=None) -> int:
                         help="the generator's camera mount: each scene's own small tilt and "
                              "offset (drawn, the default), straight down over the middle, aimed "
                              "45%% of the half-board off the middle (offset), or tilted 12 degrees")
+    parser.add_argument("--hands", choices=tuple(HANDS), default="over",
+                        help="how the generator's hands are last seen before the board is still: "
+                             "over the landing (the default) or pulling back from it (withdrawing)")
     parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
     parser.add_argument("--save", metavar="FILE", help="also write part 2's tallies as JSON")
     parser.add_argument("--frames", metavar="DIR",
@@ -937,7 +953,7 @@ def main(argv=None) -> int:
             try:
                 per = rendered(args.rendered, args.seed, args.rendered_plies, size, renderer,
                                args.first_game, args.fps, modes, progress=True,
-                               cache=args.frames, mount=args.mount)
+                               cache=args.frames, mount=args.mount, hands=args.hands)
             except Exception as error:   # the vision pipeline is a separate stage; say why
                 print(f"== Part 2 ({renderer}): rendered frames through vision: not run "
                       f"({type(error).__name__}: {error}) ==")

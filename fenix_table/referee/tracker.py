@@ -400,6 +400,10 @@ POINT_REACH = 1.5
 #: several candidates) it took 105 live, 103 without it, none wrong; the wrong candidate
 #: that came nearest passed its weakest test 0.40 of the way (0.58 with a dominance of
 #: 1; each near, clear and change threshold tried around these took the same plies).
+#: A hand last seen pulling back points elsewhere: on the same games rendered with the
+#: generator's withdrawing hands (``fenix_tools.sim.ply_frames``) the spot was nearest
+#: the landing on 35 of 109 plies, and the change still kept the path right: it took no
+#: ply the change rule did not, and the nearest wrong candidate came 0.39 of the way.
 POINT_NEAR = 0.5
 POINT_CLEAR = 0.8
 POINT_CHANGE_MIN = 3.0

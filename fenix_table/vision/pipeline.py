@@ -96,9 +96,15 @@ class Vision:
         self._still_reached: Tuple[str, ...] = ()
         # The last two frames read (rectified), and the two before the board's latest
         # still run began: the last frame with a hand is among them (the first frame
-        # without it may still count as moving).
+        # without it may still count as moving). Where that hand pointed and the way
+        # shadows fall are worked out on the run's frame before its first stable one,
+        # apart from the change measures of that (each frame's cost stays small), and
+        # kept for the still board the run turns out to be. Not on the run's first
+        # frame: a hand pulling back off the board's edge, missed by the hand check,
+        # may still be in it.
         self._recent: deque = deque(maxlen=2)
         self._lead_in: Tuple = ()
+        self._run: Tuple[Optional[Tuple[float, float]], Optional[Tuple[float, float]]] = (None, None)
         self._pointed: Optional[Tuple[float, float]] = None
         if calibration is not None:
             self._use(calibration)
@@ -118,6 +124,7 @@ class Vision:
             self._still = self._still_colors = self._before = None
             self._recent.clear()
             self._lead_in = ()
+            self._run = (None, None)
 
     def _not_found(self, frame_index: int) -> VisionResult:
         self.filter.reset()
@@ -187,8 +194,14 @@ class Vision:
         if obs.hand and obs.occluded_cells:
             self._reached = tuple(obs.occluded_cells)
         stable = self.filter.push(obs, moving=moving)
-        if len(self.filter.window) == 1:
+        run = len(self.filter.window)
+        if run == 1:
             self._lead_in = tuple(self._recent)
+        if run == max(1, self.filter.frames - 1):
+            width, height = dimensions(self.calibration.board)
+            colors = [r.color for r in obs.cells.values()]
+            self._run = (pointed_at(self._lead_in, self.reader.last),
+                         shadow_direction(self.reader.last, width, height, colors))
         self._recent.append(self.reader.last)
         if stable is not None:
             stable = self._with_changes(stable)
@@ -206,8 +219,7 @@ class Vision:
             self._before, self._still_colors = self._still, colors
             self._still = self.reader.last
             self._still_reached, self._reached = self._reached, ()
-            self._shadow = shadow_direction(self._still, width, height, colors)
-            self._pointed = pointed_at(self._lead_in, self._still)
+            self._pointed, self._shadow = self._run
         stable = replace(stable, reached=self._still_reached, shadow=self._shadow,
                          pointed=self._pointed)
         if self._before is None:

@@ -1,6 +1,7 @@
 """Persistent stones, a hand that reaches a chosen cell, and a physical board that
 follows a game (``fenix_tools.sim.game``)."""
 import hashlib
+import math
 import random
 from dataclasses import replace
 
@@ -9,7 +10,7 @@ import pytest
 
 from fenix_tools.sim import (PhysicalBoard, TableCamera, battle_stacking, mover_angle,
                              ply_frames, random_game, random_placement, random_scene, render_frame)
-from fenix_tools.sim.game import cell_centre
+from fenix_tools.sim.game import cell_centre, withdrawal_tips
 from fenix_table.board import cell_index, cell_names
 from fenix_table.rules import Game, Position, apply, legal_moves
 
@@ -153,6 +154,43 @@ def test_ply_frames_hand_ends_over_landing_cell_from_movers_side():
         assert all(np.array_equal(stills[0][0], f) for f, _ in stills[1:])
         assert stills[0][1].placement == game.position.stacks()
     assert table.placement() == game.position.stacks()
+
+
+def test_ply_frames_withdrawing_shows_the_hand_pulling_back_last():
+    camera, table = _table(board="7x8", seed=5, noise=0.0)
+    rng = random.Random(3)
+    game = Game(Position.start("7x8"))
+    for move in random_game("7x8", rng, battle_plies=0)[:4]:
+        side = game.position.side
+        frames = list(ply_frames(camera, table, move, side, rng, hand_frames=3, still_frames=2,
+                                 withdrawing=1))
+        game.push(move)
+        assert len(frames) == 5
+        hands, stills = frames[:3], frames[3:]
+        assert all(t.hand for _, t in hands) and not any(t.hand for _, t in stills)
+        over, back = hands[1][1], hands[2][1]
+        x, y = over.cell_centres[move.to_cell]
+        assert over.hand_mask[int(round(y)), int(round(x))] > 0, move
+        assert over.placement == back.placement == game.position.stacks()
+        # Pulled back: the hand covers less of the board than over the landing.
+        assert (back.hand_mask > 0).sum() != (over.hand_mask > 0).sum()
+    with pytest.raises(ValueError):
+        list(ply_frames(camera, table, move, side, rng, hand_frames=2, withdrawing=2))
+
+
+def test_withdrawal_tips_pull_back_towards_the_player_or_to_a_side():
+    rng = random.Random(7)
+    land = np.array([3.5, 4.5])
+    for _ in range(300):
+        angle = mover_angle(rng.choice(("red", "black")), rng)
+        arm = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
+        tips = list(withdrawal_tips(land, angle, rng, 2))
+        assert len(tips) == 2
+        first, second = (np.hypot(*(t - land)) for t in tips)
+        assert 0.3 < first < second < 3.7
+        # Never back over the board beyond the landing: towards the arm, or across it.
+        assert (tips[-1] - land) @ arm > 0
+    assert list(withdrawal_tips(land, 270.0, rng, 0)) == []
 
 
 def test_mover_angle_comes_from_the_movers_side():

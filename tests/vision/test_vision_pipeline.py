@@ -125,3 +125,54 @@ def test_glare_taken_for_an_arm_does_not_keep_the_start_frame_from_teaching():
     result = Vision(board="9x9", stable_frames=1).process(render_frame(layout, "9x9", scene, rng)[0], 0)
     assert result.calibration.oriented and result.calibration.room is not None
     assert {c: col for c, (col, _) in result.observation.placement().items()} == {c: col for c, (col, _) in layout.items()}
+
+
+def test_where_the_hand_pointed_is_worked_out_apart_from_the_change_measures(monkeypatch):
+    """Each frame's evidence stays cheap: where the hand pointed and the way shadows fall
+    are worked out on a still run's frame before its first stable one, the stacks' change
+    and growth on that stable frame, and the stable observation carries what the frame
+    before it found."""
+    from fenix_table.vision import pipeline
+
+    ran = {}
+    frame = {"index": -1}
+
+    def spy(name):
+        real = getattr(pipeline, name)
+
+        def wrapped(*args, **kwargs):
+            out = real(*args, **kwargs)
+            ran.setdefault(frame["index"], {})[name] = out
+            return out
+        monkeypatch.setattr(pipeline, name, wrapped)
+
+    for name in ("pointed_at", "shadow_direction", "stack_changes", "stack_growth"):
+        spy(name)
+    rng = np.random.default_rng(4)
+    scene = SceneParams(yaw_deg=200.0, tilt_deg=5.0, light_color=(0.8, 0.95, 1.1),
+                        board_color=(0.6, 0.7, 0.8), line_color=(0.15, 0.15, 0.15))
+    start = Position.start("7x8").stacks()
+    moved = dict(start)
+    moved["b2"] = moved.pop("b1")
+    frames = [render_frame(start, "7x8", scene, rng)[0] for _ in range(3)]
+    frames.append(render_frame(moved, "7x8", replace(scene, hand=True, hand_tip=(1.5, 1.5),
+                                                    hand_angle_deg=270.0), rng)[0])
+    frames += [render_frame(moved, "7x8", scene, rng)[0] for _ in range(5)]
+    vision = Vision(stable_frames=3)
+    stables = {}
+    for i, f in enumerate(frames):
+        frame["index"] = i
+        result = vision.process(f, i)
+        if result.stable is not None:
+            stables[i] = result.stable
+    changed = [i for i, names in ran.items() if "stack_changes" in names]
+    assert changed, "the board after the hand was never compared with the one before"
+    for i, names in ran.items():
+        assert not ({"pointed_at", "shadow_direction"} & names.keys() and
+                    {"stack_changes", "stack_growth"} & names.keys()), (i, sorted(names))
+    # The first stable board after the hand carries the spot and the shadow worked out
+    # on the frame before.
+    first = changed[0]
+    assert first - 1 in ran and "pointed_at" in ran[first - 1]
+    assert stables[first].pointed == ran[first - 1]["pointed_at"] is not None
+    assert stables[first].shadow == ran[first - 1]["shadow_direction"]

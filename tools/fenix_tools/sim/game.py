@@ -7,7 +7,8 @@ placement error, a stone put on a stack sits off the one below by a hand-stackin
 and nothing moves unless a move moves it. :class:`TableCamera` renders it with one fixed
 scene (table, board grain, stray stones) so that frames of an unchanged board differ by
 sensor noise only. :func:`ply_frames` yields one ply as a person makes it: the hand over
-the board, its last frame with the fingertips over the landing cell, then still frames.
+the board, its last frame with the fingertips over the landing cell (or, ``withdrawing``,
+pulling back from it), then still frames.
 :func:`random_game` plays a random game's setup (all stacking plies) and some battle
 plies, preferring games with a General creation or King recreation in battle.
 
@@ -22,6 +23,7 @@ True
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
@@ -165,25 +167,51 @@ def hand_tips(move, rng: random.Random, hand_frames: int = 3) -> Iterator[np.nda
         yield a + (b - a) * (t - i) + np.array([rng.gauss(0, 0.15), rng.gauss(0, 0.15)])
 
 
+def withdrawal_tips(land: np.ndarray, angle_deg: float, rng: random.Random,
+                    frames: int) -> Iterator[np.ndarray]:
+    """Where the fingertips are in ``frames`` frames of a hand pulling back from the
+    stone it put down at ``land`` (board coordinates), its arm from ``angle_deg`` (see
+    :func:`mover_angle`): each frame 0.6-1.6 cells farther back, mostly towards the
+    player (the arm's way, give or take 30 degrees), in a third of the plies off to one
+    side of it (40-80 degrees), drifting a little sideways."""
+    if frames <= 0:
+        return      # no draws: the plies after stay as they were
+    away = math.radians(angle_deg + rng.choice((-1, 1)) * (
+        rng.uniform(40.0, 80.0) if rng.random() < 1 / 3 else rng.uniform(0.0, 30.0)))
+    way = np.array([math.cos(away), math.sin(away)])
+    tip = np.array(land, float)
+    for _ in range(frames):
+        tip = tip + way * rng.uniform(0.6, 1.6) + np.array([rng.gauss(0, 0.1), rng.gauss(0, 0.1)])
+        yield tip
+
+
 def ply_frames(camera: TableCamera, table: PhysicalBoard, move, side: str,
                rng: random.Random, *, hand_frames: int = 3, still_frames: int = 5,
-               spread_deg: float = 30.0) -> Iterator[Frame]:
+               spread_deg: float = 30.0, withdrawing: int = 0) -> Iterator[Frame]:
     """The frames of one ply as a person makes it; plays ``move`` on ``table``.
 
     ``hand_frames`` frames with the mover's hand over the board (arm from ``side``'s side
     of the table, angle spread ``spread_deg``): the first with the fingertips over the
     stone that moves, the next ones on the way along the move's path, the board as before
-    the move (the lifted stone hidden under the hand); the LAST with the fingertips over
-    the landing cell and the board as after the move. Then ``still_frames`` still frames
-    of the new position. Yields ``(bgr, truth)``.
+    the move (the lifted stone hidden under the hand); then one with the fingertips over
+    the landing cell and the board as after the move, the last unless ``withdrawing``:
+    that many of the hand frames (fewer than ``hand_frames``) are then the hand pulling
+    back after it, seen from a camera too slow to catch it over the landing twice
+    (:func:`withdrawal_tips`; a real hand is often last seen so). Then ``still_frames``
+    still frames of the new position. Yields ``(bgr, truth)``. Without ``withdrawing``
+    the random draws are those of a ply without it.
     """
+    if not 0 <= withdrawing < hand_frames:
+        raise ValueError("withdrawing must leave at least one hand frame over the landing")
     angle = mover_angle(side, rng, spread_deg)
     land = cell_centre(move.path[-1])
-    for tip in hand_tips(move, rng, hand_frames):
+    for tip in hand_tips(move, rng, hand_frames - withdrawing):
         yield camera.frame(table, hand_tip=tuple(tip), hand_angle_deg=angle + rng.gauss(0, 4))
     table.play(move)
     tip = land + np.array([rng.gauss(0, 0.08), rng.gauss(0, 0.08)])
     yield camera.frame(table, hand_tip=tuple(tip), hand_angle_deg=angle + rng.gauss(0, 4))
+    for tip in withdrawal_tips(land, angle, rng, withdrawing):
+        yield camera.frame(table, hand_tip=tuple(tip), hand_angle_deg=angle + rng.gauss(0, 4))
     for _ in range(still_frames):
         yield camera.frame(table)
 
