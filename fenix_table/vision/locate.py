@@ -18,7 +18,8 @@ all wider than the kernel. Then, per polarity:
    (:func:`_within_grid`).
 3. Every surviving pair of pairs gives four corners, hence a homography; each is scored
    against the whole expected line pattern (:func:`grid_fit`): response on the predicted
-   lines against response just beside them, minus any line found in the board's margin
+   lines against response just beside them (inside them only for the outer lines, as a
+   printed border line may run just outside), minus any line found in the board's margin
    (which is what a grid shifted or miscounted by one cell would show).
 4. The winner is refined: along every predicted line the true line is searched across it,
    lines are refitted, and the homography is recomputed from their intersections.
@@ -182,9 +183,9 @@ def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int,
     """Grid evidence of homography ``Hm`` (board cells -> work pixels; then ``lens``, see
     :func:`_project`) for a width x height grid: on-line against beside-line response over
     the grid lines (the outer lines against the board inside them only: a printed border
-    line may run just outside), minus the strongest margin line. About 0.5-0.9 for a true grid, near 0
-    for none. ``per_cell``: sample points per cell along each line (fewer: a coarser,
-    cheaper figure, for ranking many candidates)."""
+    line may run just outside), minus the strongest margin line. About 0.5-0.9 for a true
+    grid, near 0 for none. ``per_cell``: sample points per cell along each line (fewer: a
+    coarser, cheaper figure, for ranking many candidates)."""
     pat = _pattern(width, height, per_cell)
     return _score_at(lines_dil, _project(Hm, pat.on, lens), _project(Hm, pat.off, lens), width, height, per_cell)
 
