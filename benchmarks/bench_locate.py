@@ -6,13 +6,15 @@ noise, JPEG, hands, stray stones), runs :func:`fenix_table.vision.locate.locate_
 each from scratch, and prints the figures. ``measure(frames)`` is importable so
 ``bench_vision.py`` can report the same numbers.
 
-    python benchmarks/bench_locate.py [--frames 300] [--size 1280x960] [--seed 1[,2,...]] [--table plain|busy|wood|checks|stripes]
+    python benchmarks/bench_locate.py [--frames 300] [--size 1280x960] [--seed 1[,2,...]] [--table plain|busy|wood|checks|stripes] [--lens K1]
     python benchmarks/bench_locate.py --tables 440:580 [--table stripes,wood,checks]
 
 With several seeds, ``--frames`` frames are rendered from each, and the figures are
 over all of them. ``--tables A:B`` renders one frame per seed from A to B-1 on each
 table of ``--table`` (default: stripes, wood and checks; a hand when the seed is a
-multiple of 5): the same board on several patterned tables.
+multiple of 5): the same board on several patterned tables. ``--lens K1`` puts every
+frame of ``--frames`` behind the same radial lens (the generator's k1: negative is barrel,
+-0.12 the strongest it draws by itself) instead of the one each scene draws.
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ import argparse
 import os
 import sys
 import time
-from typing import Dict, Iterable, List, Sequence, Tuple
+from dataclasses import replace
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -35,14 +38,17 @@ from fenix_table.vision.locate import REFIT_BELOW, grid_still_fits, locate_board
 
 
 def make_frames(count: int, seed: int = 1, image_size: Tuple[int, int] = (1280, 960),
-                hand_share: float = 0.3, table: str = "plain"):
+                hand_share: float = 0.3, table: str = "plain", k1: Optional[float] = None):
     """``count`` seeded (bgr, truth) pairs: boards alternate, a third at the start position.
-    ``table``: the table around the board (see :func:`fenix_tools.sim.random_scene`)."""
+    ``table``: the table around the board (see :func:`fenix_tools.sim.random_scene`);
+    ``k1``: the lens's radial distortion in every frame (None: each scene's own)."""
     rng = np.random.default_rng(seed)
     for i in range(count):
         board = ("9x9", "7x8")[i % 2]
         scene = random_scene(rng, board, image_size=image_size, hand=bool(rng.random() < hand_share),
                              table=table)
+        if k1 is not None:
+            scene = replace(scene, distortion_k1=k1)
         placement = Position.start(board).stacks() if i % 3 == 0 else random_placement(rng, board)
         yield render_frame(placement, board, scene, rng)
 
@@ -148,11 +154,15 @@ def main(argv: Sequence[str] = ()) -> int:
                              "with --tables, a list separated by commas")
     parser.add_argument("--tables", default=None, metavar="A:B",
                         help="one frame per seed A .. B-1 and table, instead of --frames and --seed")
+    parser.add_argument("--lens", type=float, default=None, metavar="K1",
+                        help="every frame behind this radial lens (the generator's k1; negative: barrel)")
     args = parser.parse_args(list(argv))
     size = tuple(int(v) for v in args.size.split("x"))
     tables = (args.table or ("stripes,wood,checks" if args.tables else "plain")).split(",")
     if len(tables) > 1 and not args.tables:
         parser.error("--table: one table only, unless with --tables")
+    if args.lens is not None and args.tables:
+        parser.error("--lens: with --frames only, not with --tables")
     for table in tables:
         if table not in ("plain", "busy") + TABLE_PATTERNS[1:]:
             parser.error(f"--table: {table!r} is not one of plain, busy, wood, checks, stripes")
@@ -170,8 +180,9 @@ def main(argv: Sequence[str] = ()) -> int:
         what = f"seeds {first}-{last - 1}, each on {', '.join(tables)}"
     else:
         seeds = [int(v) for v in args.seed.split(",")]
-        r = measure(frame for seed in seeds for frame in make_frames(args.frames, seed, size, table=tables[0]))
-        what = f"seed {args.seed}, {tables[0]} tables"
+        r = measure(frame for seed in seeds
+                    for frame in make_frames(args.frames, seed, size, table=tables[0], k1=args.lens))
+        what = f"seed {args.seed}, {tables[0]} tables" + ("" if args.lens is None else f", lens k1 {args.lens}")
     print(f"frames: {r['frames']} at {args.size} ({what}), {r['frames_hand']} with a hand")
     print(f"board found without a hand: {100 * r['found_no_hand']:.1f}% of {r['frames_no_hand']}")
     print(f"board found with a hand:    {100 * r['found_hand']:.1f}% of {r['frames_hand']}")

@@ -18,7 +18,8 @@ all wider than the kernel. Then, per polarity:
    (:func:`_within_grid`).
 3. Every surviving pair of pairs gives four corners, hence a homography; each is scored
    against the whole expected line pattern (:func:`grid_fit`): response on the predicted
-   lines against response just beside them, minus any line found in the board's margin
+   lines against response just beside them (inside them only for the outer lines, as a
+   printed border line may run just outside), minus any line found in the board's margin
    (which is what a grid shifted or miscounted by one cell would show).
 4. The winner is refined: along every predicted line the true line is searched across it,
    lines are refitted, and the homography is recomputed from their intersections.
@@ -148,6 +149,11 @@ class _Pattern:
         self.lines = lid
         # Which line ids are margin lines.
         self.margin = np.array([0, width + 2, width + 3, width + height + 5])
+        # The inner side of each outer line (0: towards lower, 1: higher coordinates);
+        # -1 for every other line.
+        self.inner = np.full(lid, -1)
+        self.inner[[1, width + 4]] = 1
+        self.inner[[width + 1, width + height + 4]] = 0
         self.samples = len(self.on) // lid
 
 
@@ -176,9 +182,10 @@ def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int,
            lens: Optional[Callable] = None, per_cell: int = 8) -> float:
     """Grid evidence of homography ``Hm`` (board cells -> work pixels; then ``lens``, see
     :func:`_project`) for a width x height grid: on-line against beside-line response over
-    the grid lines, minus the strongest margin line. About 0.5-0.9 for a true grid, near 0
-    for none. ``per_cell``: sample points per cell along each line (fewer: a coarser,
-    cheaper figure, for ranking many candidates)."""
+    the grid lines (the outer lines against the board inside them only: a printed border
+    line may run just outside), minus the strongest margin line. About 0.5-0.9 for a true
+    grid, near 0 for none. ``per_cell``: sample points per cell along each line (fewer: a
+    coarser, cheaper figure, for ranking many candidates)."""
     pat = _pattern(width, height, per_cell)
     return _score_at(lines_dil, _project(Hm, pat.on, lens), _project(Hm, pat.off, lens), width, height, per_cell)
 
@@ -222,7 +229,13 @@ def _fits(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, k: int
     on, ok_on = on.reshape(k, n, s), ok_on.reshape(k, n, s)
     off, ok_off = off.reshape(k, n, 2, s), ok_off.reshape(k, n, 2, s)
     on_sum = (on * ok_on).sum(axis=2)
-    off_sum = (off * ok_off).sum(axis=(2, 3)) / 2
+    sides = (off * ok_off).sum(axis=3)
+    off_sum = sides.sum(axis=2) / 2
+    # A printed border line may run a fraction of a cell outside the outer lines, where
+    # it can outshine faint thin grid lines beside them: the outer lines are measured
+    # against the board inside them only.
+    outer = pat.inner >= 0
+    off_sum[:, outer] = sides[:, outer, pat.inner[outer]]
     cnt = ok_on.sum(axis=2)
     grid = np.ones(n, bool)
     grid[pat.margin] = False

@@ -224,7 +224,11 @@ def undistort_points(points, k1: float, image_size):
 
 def distort_points(points, k1: float, image_size):
     """Distortion-free image points (N, 2) to where they land in the frame: the inverse
-    of :func:`undistort_points` (Newton's method on the radius: r (1 + k1 r²) = r_u)."""
+    of :func:`undistort_points` (Newton's method on the radius: r (1 + k1 r²) = r_u).
+
+    A barrel lens (``k1`` < 0) shows nothing of the distortion-free image beyond the
+    radius where the model folds over (r = 1 / sqrt(-3 k1)); points out there (a grid's
+    surroundings far past the frame's corner) land on that radius."""
     import numpy as np
     pts = np.asarray(points, np.float64).reshape(-1, 2)
     if k1 == 0:
@@ -232,9 +236,11 @@ def distort_points(points, k1: float, image_size):
     (cx, cy), R = _centre_and_radius(image_size)
     u = (pts - (cx, cy)) / R
     ru = np.sqrt((u * u).sum(axis=1, keepdims=True))
-    rd = ru.copy()
+    fold = 1 / np.sqrt(-3 * k1) if k1 < 0 else np.inf
+    rd = np.minimum(ru, fold)
     for _ in range(8):
-        rd = rd - (rd * (1 + k1 * rd * rd) - ru) / np.maximum(1 + 3 * k1 * rd * rd, 0.05)
+        # (From below, the steps never pass a root: they only stop at the fold where there is none.)
+        rd = np.minimum(rd - (rd * (1 + k1 * rd * rd) - ru) / np.maximum(1 + 3 * k1 * rd * rd, 0.05), fold)
     return u * np.where(ru > 0, rd / np.maximum(ru, 1e-12), 1.0) * R + (cx, cy)
 
 

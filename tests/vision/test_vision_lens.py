@@ -1,6 +1,8 @@
 """Radial lens distortion in the calibration: fitted from the grid lines' curvature,
 saved and loaded, and honoured wherever board points are found in the frame."""
 import json
+import os
+import sys
 from dataclasses import replace
 
 import cv2
@@ -43,6 +45,37 @@ def test_distort_undoes_undistort():
     # centre, by k1 times its distance from the centre (the corner is at radius 1).
     corner = undistort_points([[0.0, 0.0]], -0.1, (1280, 960))[0]
     assert np.allclose(corner, (640 - 0.9 * 640, 480 - 0.9 * 480))
+
+
+def test_points_beyond_a_barrel_lens_fold_land_on_it():
+    # The strongest barrel lens a calibration holds shows nothing of the distortion-free
+    # image beyond radius 0.7 (the frame's corner is at 1): the model folds over at
+    # 1/sqrt(0.9) = 1.054. What lies beyond (a grid's surroundings past the corner)
+    # used to come back as no number at all.
+    k1, size = -0.3, (1280, 960)
+    centre, radius = np.array([640.0, 480.0]), 800.0
+    far = centre + np.array([[0.8, 0.0], [0.0, -1.5], [3.0, 4.0]]) * radius
+    with np.errstate(all="raise"):
+        landed = distort_points(far, k1, size)
+    fold = 1 / np.sqrt(0.9)
+    assert np.allclose(np.linalg.norm(landed - centre, axis=1) / radius, fold)
+    # Each on its own ray from the centre.
+    assert np.allclose(np.cross(landed - centre, far - centre), 0.0, atol=1e-6)
+
+
+def test_a_strong_barrel_lens_still_fits_the_frame_it_was_located_in():
+    # A generated 9x9 board behind a barrel lens (the generator's k1 -0.5): the grid is
+    # found with the calibration's strongest lens, and its surroundings, which the still
+    # check looks at, reach past the fold. The check said 0 (re-locate) on every frame.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    from bench_locate import make_frames
+    for bgr, truth in make_frames(7, seed=5, k1=-0.5):
+        pass                             # (one random stream: keep frame 6)
+    assert truth.board == "9x9" and not truth.hand
+    cal = locate_board(bgr)
+    assert cal.board == "9x9" and cal.k1 < -0.29
+    assert centre_errors(cal, truth).max() < 0.25 * np.linalg.norm(np.subtract(*truth.corners[:2])) / 9
+    assert grid_still_fits(cal, bgr) > 0.5
 
 
 def test_the_lens_is_measured_from_the_lines_and_places_every_cell():

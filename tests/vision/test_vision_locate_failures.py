@@ -3,8 +3,9 @@ own grid refused for a printed border line in a narrow margin, a 7x8 grid taken
 with its axes the other way round on wood grain that runs with the lines, a grid a cell
 over on a striped cloth whose stripe runs a cell beyond the board's outer line, a
 grid skewed across a board under a hand, a board's grid refused where a crowd of
-stones hides its lines halfway between the crossings, and a board's grid refused
-under a lamp low at one side."""
+stones hides its lines halfway between the crossings, a board's grid refused
+under a lamp low at one side, and faint thin grid lines lost beside a thick printed
+border line a quarter cell outside them."""
 import os
 import sys
 from dataclasses import replace
@@ -192,3 +193,36 @@ def test_a_board_lit_from_one_side_is_judged_against_its_own_colour_there(seed):
     for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
     assert_finds_the_board(bgr, truth)
+
+
+def thick_border_frame(seed, border=0.28, half_width=0.035):
+    """A generated 7x8 frame with thin grid lines (0.02 cells) and a thick border line
+    painted in the lines' colour ``border`` cells outside the grid (a tune room of the
+    physically based renders, 2000100039: the border 0.28 cells out and three times as
+    wide as the lines)."""
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "7x8", image_size=(1280, 960)), margin=0.65, border_line=0.0,
+                    line_width=0.02, distortion_k1=0.0, hand=False, stray_stones=0)
+    bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
+    Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [7, 0], [7, 8], [0, 8]]), np.float32(truth.corners))
+    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(float)
+    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
+    x, y = p[..., 0] / p[..., 2], p[..., 1] / p[..., 2]
+    outside = np.maximum(np.maximum(-x, x - 7), np.maximum(-y, y - 8))          # cells beyond the grid
+    crossings = cv2.perspectiveTransform(np.float32([(i, j) for i in range(1, 7) for j in range(1, 8)])[None], Hm)
+    at = np.rint(crossings[0]).astype(int)
+    out = bgr.copy()
+    out[np.abs(outside - border) < half_width] = np.median(bgr[at[:, 1], at[:, 0]], axis=0)
+    return out, truth
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_faint_grid_lines_beside_a_thick_border_line_are_found(seed):
+    # The border line ran where each outer line's beside-line response is sampled (0.3
+    # cells out) and outshone it: the board's own grid scored under every threshold and
+    # was never looked at, and the board was not found. Measured against the board
+    # inside them, the outer lines count again.
+    bgr, truth = thick_border_frame(seed)
+    found = locate_board(bgr)
+    assert found.board == "7x8"
+    assert corner_error(found, truth) < 0.1 * cell_pixels(truth)
