@@ -312,6 +312,38 @@ def space_to_depth(torch, conv):
     return layer, (before, after)
 
 
+def exported_state(torch, model_path: str, head_path: str) -> dict:
+    """A "plain" net's weights read back from its export (:func:`export`): the first
+    layer from 2x2 pixel blocks back to stride two (:func:`space_to_depth` undone) and the
+    temperature (``head_path``'s) taken out of the last layer again. What fine-tuning the
+    shipped model starts from when its checkpoint is gone."""
+    import onnx
+    from onnx import numpy_helper
+    with open(head_path, encoding="utf-8") as fh:
+        T = float(json.load(fh).get("temperature", 1.0))
+    stored = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
+              for i in onnx.load(model_path).graph.initializer}
+    state = make_net("plain").state_dict()
+    if set(stored) != set(state):
+        raise ValueError(f"{model_path} is not a plain cell net's export")
+    conv = state["body.0.weight"]
+    blocked = stored.pop("body.0.weight")
+    k, p = conv.shape[2], 1
+    before = (p + 1) // 2
+    first = torch.zeros_like(conv)
+    for ty in range(k):
+        ry = 2 * before - p + ty
+        for tx in range(k):
+            rx = 2 * before - p + tx
+            for c in range(conv.shape[1]):
+                first[:, c, ty, tx] = blocked[:, 4 * c + 2 * (ry % 2) + rx % 2, ry // 2, rx // 2]
+    state.update(stored)
+    state["body.0.weight"] = first
+    state["head.weight"] = stored["head.weight"] * T
+    state["head.bias"] = stored["head.bias"] * T
+    return state
+
+
 def export(torch, net, T: float, model_out: str, head_out: str, note: str) -> None:
     """Write the ONNX model (temperature folded into the last layer; the first layer over
     2x2 pixel blocks, :func:`space_to_depth`; outputs "logits" and "features") and the
@@ -387,7 +419,10 @@ def main(argv: Sequence[str] = ()) -> int:
           f"based x {args.pbr_copies}; held out {len(yh)} generated cells, {len(yp)} physically based", flush=True)
     net = make_net(args.arch)
     if args.init:
-        state = torch.load(args.init)["net"]
+        if args.init.endswith(".onnx"):
+            state = exported_state(torch, args.init, args.init[:-len(".onnx")] + ".json")
+        else:
+            state = torch.load(args.init)["net"]
         if args.arch == "separable" and "body.5.weight" not in state:
             state = separable_state(torch, state)
         net.load_state_dict(state)
@@ -405,7 +440,7 @@ def main(argv: Sequence[str] = ()) -> int:
         teacher.eval().requires_grad_(False)
     tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
            + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
-           + (f"-ft-{os.path.basename(args.init)[:-3]}" if args.init else ""))
+           + (f"-ft-{os.path.splitext(os.path.basename(args.init))[0]}" if args.init else ""))
     first = 0
     done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-[0-9][0-9][0-9].pt")))
     if done:
