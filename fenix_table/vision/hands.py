@@ -19,7 +19,7 @@ from typing import List, Sequence, Set, Tuple
 
 import numpy as np
 
-from .colour import sample_median
+from .colour import row_median, sample_median
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int
         c = np.maximum(hi - beyond, beyond - lo)
         k = max(1, ppc // 8)
         contrast[side] = np.convolve(c, np.ones(k) / k, mode="same")
-    usual = float(np.median(np.concatenate(list(contrast.values()))))
+    usual = float(row_median(np.concatenate(list(contrast.values()))))
     if usual <= 1.0:
         return []
     runs = []
