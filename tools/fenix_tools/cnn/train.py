@@ -477,7 +477,7 @@ def main(argv: Sequence[str] = ()) -> int:
     tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
            + (f"-cam{args.camera:g}" if args.camera else "")
            + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
-           + (f"-ft-{os.path.splitext(os.path.basename(args.init))[0]}" if args.init else ""))
+           + (f"-ft-{os.path.splitext(os.path.basename(args.init))[0]}-lr{args.lr:g}" if args.init else ""))
     first = 0
     done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-[0-9][0-9][0-9].pt")))
     if done:
