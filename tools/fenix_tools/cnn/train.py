@@ -51,7 +51,9 @@ Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every e
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
 the run's seed and the epoch, so a resumed run is the run). The exported
 ``fenix_table/vision/cell_cnn.onnx`` carries the temperature folded into its last layer,
-and ``cell_cnn.json`` that layer's weights (what a room is refitted from).
+and ``cell_cnn.json`` that layer's weights (what a room is refitted from). ``--init``
+takes such an exported model too (its ``.json`` beside it, :func:`exported_state`): the
+shipped model's checkpoints are not kept, its files are.
 """
 from __future__ import annotations
 
