@@ -30,7 +30,7 @@ from typing import Dict, Mapping, Optional, Protocol, Tuple
 import cv2
 import numpy as np
 
-from .colour import frame_labels, softmax
+from .colour import frame_labels, sample_median, softmax
 
 CLASSES = ("empty", "red", "black")
 CELL = 16                 # patch pixels per cell
@@ -86,7 +86,7 @@ def to_lab(patches: np.ndarray) -> np.ndarray:
 def board_reference(lab: np.ndarray) -> np.ndarray:
     """The frame's board colour (Lab): the median over every cell's corner pixels."""
     samples = np.concatenate([lab[:, y, x] for y, x in _CORNERS])
-    return np.median(samples, axis=0)
+    return sample_median(samples[None])[0]
 
 
 def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None) -> np.ndarray:

@@ -19,6 +19,8 @@ from typing import List, Sequence, Set, Tuple
 
 import numpy as np
 
+from .colour import row_median, sample_median
+
 
 @dataclass(frozen=True)
 class HandConfig:
@@ -91,11 +93,11 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     for side, seen in zip(sides, clear):
         far = outer[side]
         if len(seen) >= 0.1 * far.shape[0] * far.shape[1]:
-            usual = np.median(seen, axis=0)
+            usual = sample_median(seen[None])[0]
         elif len(everywhere):
-            usual = np.median(everywhere, axis=0)
+            usual = sample_median(everywhere[None])[0]
         else:
-            usual = np.median(far.reshape(-1, 3), axis=0)
+            usual = sample_median(far.reshape(1, -1, 3))[0]
         unlike = near[side] & (_unlike_board(far, usual, cfg).mean(axis=0) > 0.6)
         runs += _runs(side, unlike, ppc, cfg.min_run)
     return runs
@@ -135,7 +137,7 @@ def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int
         c = np.maximum(hi - beyond, beyond - lo)
         k = max(1, ppc // 8)
         contrast[side] = np.convolve(c, np.ones(k) / k, mode="same")
-    usual = float(np.median(np.concatenate(list(contrast.values()))))
+    usual = float(row_median(np.concatenate(list(contrast.values()))))
     if usual <= 1.0:
         return []
     runs = []

@@ -181,6 +181,24 @@ def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path, arch):
     assert json.loads(head.read_text())["temperature"] == 1.7
 
 
+def test_an_exported_net_is_read_back_into_the_net_it_was(tmp_path):
+    """Fine-tuning starts from the shipped files when no checkpoint is left: the export
+    read back (first layer unblocked, temperature taken out) is the exported net."""
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import export, exported_state, make_net
+    torch.manual_seed(1)
+    net = make_net("plain").eval()
+    model, head = tmp_path / "m.onnx", tmp_path / "m.json"
+    export(torch, net, 1.7, str(model), str(head), "test")
+    back = make_net("plain").eval()
+    back.load_state_dict(exported_state(torch, str(model), str(head)))
+    for name, value in net.state_dict().items():
+        assert torch.allclose(back.state_dict()[name], value, atol=1e-6), name
+    x = torch.from_numpy(net_input(np.random.default_rng(1).integers(0, 255, (9, PATCH, PATCH, 3), dtype=np.uint8)))
+    with torch.no_grad():
+        assert torch.allclose(back(x)[0], net(x)[0], atol=1e-5)
+
+
 @pytest.mark.parametrize("kernel,padding", [(3, 1), (2, 0), (5, 2), (4, 1)])
 def test_a_first_layer_over_pixel_blocks_gives_the_strided_layers_outputs(kernel, padding):
     """The export's first layer reads 2x2 pixel blocks at stride one (net_input with

@@ -6,8 +6,8 @@ from fenix_tools.sim import SceneParams, random_placement, render_frame
 from fenix_table.board import cell_name, cell_names, dimensions
 from fenix_table.rules import Position
 from fenix_table.vision.cells import CellReader, calibrate_reader
-from fenix_table.vision.colour import (CLASSES, FEATURES, LOOK_CLIP, LOOK_WEIGHT, Room, cell_patches, cell_pixels,
-                                       frame_labels, layout_labels, masks, sample_median)
+from fenix_table.vision.colour import (CLASSES, FEATURES, LOOK_CLIP, LOOK_SHRINK, LOOK_WEIGHT, Room, cell_patches,
+                                       cell_pixels, frame_labels, layout_labels, masks, row_median, sample_median)
 from fenix_tools.training import scene_rows
 from fenix_table.vision.types import Calibration
 
@@ -94,6 +94,12 @@ def test_room_looks_weigh_steady_pixels_and_shift_the_odds_within_their_cap():
     labels = np.repeat([0, 1, 2], 30)
     room = Room.learn(np.zeros((90, len(FEATURES))), looks, labels)
     assert room.weights[0] > 5 * room.weights[4]
+    # Each pixel's spread among cells of one class, shrunk toward its channel's spread
+    # over every pixel of that channel.
+    spread = looks - room.looks[labels]
+    per_channel = spread.reshape(90, -1, 3).var(axis=(0, 1))
+    var = (1 - LOOK_SHRINK) * spread.var(axis=0) + LOOK_SHRINK * np.tile(per_channel, 4)
+    assert np.allclose(room.weights, 1.0 / (var + 1e-3), rtol=1e-12, atol=0)
     odds = room.look_odds(looks)
     assert (odds[:, 0] == 0).all() and np.abs(odds).max() <= LOOK_WEIGHT * LOOK_CLIP
     # Black against empty: every cell on its own class's side, most by the full cap.
@@ -127,12 +133,18 @@ def test_training_rows_are_the_readers_features_with_the_layouts_labels():
     assert set(game_y.tolist()) <= {0, 1, 2} and len(game_y) == len(names)
 
 
-@pytest.mark.parametrize("n", [63, 64])
+@pytest.mark.parametrize("n", [63, 64, 156, 157])
 def test_sample_median_is_numpys_median(n):
     rng = np.random.default_rng(n)
     samples = (rng.random((81, n, 3)) * 100).astype(np.float32)
     samples[:, : n // 3] = 50.0                 # ties
     assert np.array_equal(sample_median(samples), np.median(samples, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_median_of_one_row_and_of_ties(dtype):
+    assert row_median(np.array([3.0, 1.0, 2.0, 10.0], dtype)) == dtype(2.5)
+    assert row_median(np.array([[4.0, 4.0, 1.0, 9.0]], dtype)).tolist() == [4.0]
 
 
 @pytest.mark.parametrize("board", ["9x9", "7x8"])

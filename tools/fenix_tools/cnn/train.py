@@ -51,7 +51,9 @@ Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every e
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
 the run's seed and the epoch, so a resumed run is the run). The exported
 ``fenix_table/vision/cell_cnn.onnx`` carries the temperature folded into its last layer,
-and ``cell_cnn.json`` that layer's weights (what a room is refitted from).
+and ``cell_cnn.json`` that layer's weights (what a room is refitted from). ``--init``
+takes such an exported model too (its ``.json`` beside it, :func:`exported_state`): the
+shipped model's checkpoints are not kept, its files are.
 """
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ from typing import List, Sequence, Tuple
 import cv2
 import numpy as np
 
-from fenix_table.vision.classifier import CLASSES, HEAD_PATH, MODEL_PATH, PATCH, net_input
+from fenix_table.vision.classifier import CELL, CLASSES, HEAD_PATH, MARGIN, MODEL_PATH, PATCH, net_input
 from fenix_table.vision.colour import softmax
 
 from .. import CHECKOUT
@@ -81,7 +83,38 @@ _YY, _XX = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32) + 0.5
 _MID = PATCH / 2.0
 
 
-def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def camera(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """One frame's patches (float BGR 0..1, cell_patches order) as a camera unlike the
+    renderers' would give them, a few of these at random: vignetting (the light falling
+    off toward one side of the board, not only per frame), colours more or less
+    saturated, a green or magenta tint, the detail of a lower resolution, sharpening."""
+    n = len(x)
+    width = {81: 9, 56: 7}.get(n)
+    if width is not None and rng.random() < 0.6:
+        # Board coordinates of every patch pixel, in cells; the fall-off's centre anywhere
+        # near the board.
+        row, col = np.divmod(np.arange(n), width)
+        ys = row[:, None] + (_YY[None, :, 0] - MARGIN) / CELL
+        xs = col[:, None] + (_XX[None, 0, :] - MARGIN) / CELL
+        cy, cx = rng.uniform(-2, n // width + 2), rng.uniform(-2, width + 2)
+        r2 = ((ys[:, :, None] - cy) ** 2 + (xs[:, None, :] - cx) ** 2) / float(width * width)
+        x = x * np.clip(1.0 - rng.uniform(0.1, 0.6) * r2, 0.25, 1.0).astype(np.float32)[..., None]
+    if rng.random() < 0.5:
+        grey = x.mean(axis=3, keepdims=True)
+        x = grey + (x - grey) * np.float32(np.exp(rng.normal(0, 0.35)))
+    if rng.random() < 0.4:
+        x = x * np.exp(np.array([0.0, rng.normal(0, 0.12), 0.0], np.float32))
+    if rng.random() < 0.25:
+        f = rng.uniform(0.4, 0.7)
+        small = [cv2.resize(p, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) for p in x]
+        x = np.stack([cv2.resize(p, (PATCH, PATCH), interpolation=cv2.INTER_LINEAR) for p in small])
+    if rng.random() < 0.2:
+        blurred = np.stack([cv2.GaussianBlur(p, (0, 0), 1.0) for p in x])
+        x = x + np.float32(rng.uniform(0.3, 1.0)) * (x - blurred)
+    return np.clip(x, 0, 1).astype(np.float32)
+
+
+def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray, camera_share: float = 0.0) -> np.ndarray:
     """One frame's patches (uint8 BGR) in other light and through another camera: what
     the physically based renders showed the reader gets wrong (glossy and lacquered black
     stones on the dark face under warm lamps, read as empty).
@@ -89,8 +122,8 @@ def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray) -
     Per frame: a white balance from warm to cool, exposure and gamma; per stone, with
     some chance, small bright lamp highlights and a veil of reflected light over its
     disc (a glossy black stone looks grey); now and then a highlight on bare board (a
-    laminated face shines too, so a highlight alone must not mean a stone); then
-    blur, sensor noise and JPEG."""
+    laminated face shines too, so a highlight alone must not mean a stone); then, in a
+    ``camera_share`` of frames, :func:`camera`; then blur, sensor noise and JPEG."""
     x = patches.astype(np.float32) * (1.0 / 255)
     n = len(x)
     warm = rng.uniform(-0.35, 0.6)                       # > 0: a tungsten lamp's cast
@@ -117,6 +150,8 @@ def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray) -
                 blob = np.exp(-0.5 * ((u / sx) ** 2 + (v / sy) ** 2))
                 x[i] += (rng.uniform(0.3, 1.4) * blob)[..., None] * lamp
     x = np.clip(x, 0, 1)
+    if rng.random() < camera_share:
+        x = camera(rng, x)
     if rng.random() < 0.35:
         s = rng.uniform(0.3, 1.1)
         x = np.stack([cv2.GaussianBlur(p, (0, 0), s) for p in x])
@@ -145,15 +180,15 @@ def load_frames(paths: Sequence[str]) -> List[Frame]:
     return frames
 
 
-def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequence[bool] = ()
-           ) -> Tuple[np.ndarray, np.ndarray]:
+def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequence[bool] = (),
+           camera_share: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
     """(net inputs float16 (N,3,P,P), labels) of the labelled cells of ``frames``, each
     frame preprocessed on its own as the reader does; the frames ``relit`` marks first
-    through :func:`relight`."""
+    through :func:`relight` (``camera_share`` of them through :func:`camera` too)."""
     xs, ys = [], []
     for i, (patches, labels, _) in enumerate(frames):
         if relit and relit[i]:
-            patches = relight(rng, patches, labels)
+            patches = relight(rng, patches, labels, camera_share)
         keep = labels >= 0
         xs.append(net_input(patches)[keep].astype(np.float16))
         ys.append(labels[keep])
@@ -163,15 +198,16 @@ def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequ
 
 
 def epoch_inputs(seed: int, epoch: int, sim: Sequence[Frame], pbr: Sequence[Frame], sim_share: float,
-                 sim_relit: float, pbr_copies: int) -> Tuple[np.ndarray, np.ndarray]:
+                 sim_relit: float, pbr_copies: int, camera_share: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
     """One epoch's examples: a ``sim_share`` of the generated frames (a ``sim_relit``
     share of those relit) and ``pbr_copies`` copies of every physically based frame, all
-    but the first relit; drawn from (seed, epoch) alone."""
+    but the first relit (a ``camera_share`` of the relit frames through :func:`camera`
+    too); drawn from (seed, epoch) alone."""
     rng = np.random.default_rng([seed, epoch])
     take = [f for f in sim if rng.random() < sim_share]
     frames = take + [f for _ in range(pbr_copies) for f in pbr]
     relit = [rng.random() < sim_relit for _ in take] + [c > 0 for c in range(pbr_copies) for _ in pbr]
-    return inputs(frames, rng, relit)
+    return inputs(frames, rng, relit, camera_share)
 
 
 ARCHS = ("plain", "separable")
@@ -312,6 +348,38 @@ def space_to_depth(torch, conv):
     return layer, (before, after)
 
 
+def exported_state(torch, model_path: str, head_path: str) -> dict:
+    """A "plain" net's weights read back from its export (:func:`export`): the first
+    layer from 2x2 pixel blocks back to stride two (:func:`space_to_depth` undone) and the
+    temperature (``head_path``'s) taken out of the last layer again. What fine-tuning the
+    shipped model starts from when its checkpoint is gone."""
+    import onnx
+    from onnx import numpy_helper
+    with open(head_path, encoding="utf-8") as fh:
+        T = float(json.load(fh).get("temperature", 1.0))
+    stored = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
+              for i in onnx.load(model_path).graph.initializer}
+    state = make_net("plain").state_dict()
+    if set(stored) != set(state):
+        raise ValueError(f"{model_path} is not a plain cell net's export")
+    conv = state["body.0.weight"]
+    blocked = stored.pop("body.0.weight")
+    k, p = conv.shape[2], 1
+    before = (p + 1) // 2
+    first = torch.zeros_like(conv)
+    for ty in range(k):
+        ry = 2 * before - p + ty
+        for tx in range(k):
+            rx = 2 * before - p + tx
+            for c in range(conv.shape[1]):
+                first[:, c, ty, tx] = blocked[:, 4 * c + 2 * (ry % 2) + rx % 2, ry // 2, rx // 2]
+    state.update(stored)
+    state["body.0.weight"] = first
+    state["head.weight"] = stored["head.weight"] * T
+    state["head.bias"] = stored["head.bias"] * T
+    return state
+
+
 def export(torch, net, T: float, model_out: str, head_out: str, note: str) -> None:
     """Write the ONNX model (temperature folded into the last layer; the first layer over
     2x2 pixel blocks, :func:`space_to_depth`; outputs "logits" and "features") and the
@@ -354,6 +422,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--sim-relit", type=float, default=0.5, help="share of those relit (relight)")
     parser.add_argument("--pbr-copies", type=int, default=3,
                         help="copies of each physically based training frame per epoch, all but one relit")
+    parser.add_argument("--camera", type=float, default=0.0,
+                        help="share of the relit frames also seen through another camera (camera)")
     parser.add_argument("--pbr-every", type=int, default=5,
                         help="every this many physically based train rooms one is held out (0: none)")
     parser.add_argument("--threads", type=int, default=2)
@@ -387,7 +457,10 @@ def main(argv: Sequence[str] = ()) -> int:
           f"based x {args.pbr_copies}; held out {len(yh)} generated cells, {len(yp)} physically based", flush=True)
     net = make_net(args.arch)
     if args.init:
-        state = torch.load(args.init)["net"]
+        if args.init.endswith(".onnx"):
+            state = exported_state(torch, args.init, args.init[:-len(".onnx")] + ".json")
+        else:
+            state = torch.load(args.init)["net"]
         if args.arch == "separable" and "body.5.weight" not in state:
             state = separable_state(torch, state)
         net.load_state_dict(state)
@@ -404,8 +477,9 @@ def main(argv: Sequence[str] = ()) -> int:
         teacher.load_state_dict(torch.load(args.teacher)["net"])
         teacher.eval().requires_grad_(False)
     tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
+           + (f"-cam{args.camera:g}" if args.camera else "")
            + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
-           + (f"-ft-{os.path.basename(args.init)[:-3]}" if args.init else ""))
+           + (f"-ft-{os.path.splitext(os.path.basename(args.init))[0]}-lr{args.lr:g}" if args.init else ""))
     first = 0
     done = sorted(glob.glob(os.path.join(ckdir, f"{tag}-[0-9][0-9][0-9].pt")))
     if done:
@@ -418,7 +492,7 @@ def main(argv: Sequence[str] = ()) -> int:
         print(f"resumed from {done[-1]}", flush=True)
     batch = 512
     for epoch in range(first, args.epochs):
-        X, y = epoch_inputs(args.seed, epoch, sim, pbr, args.sim_share, args.sim_relit, args.pbr_copies)
+        X, y = epoch_inputs(args.seed, epoch, sim, pbr, args.sim_share, args.sim_relit, args.pbr_copies, args.camera)
         # Classes weighted toward balance: black stones are the rarest and the hardest.
         weight = torch.tensor(len(y) / (3.0 * np.bincount(y, minlength=3)), dtype=torch.float32) ** 0.5
         loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
@@ -453,7 +527,8 @@ def main(argv: Sequence[str] = ()) -> int:
     init = f"--init {os.path.basename(args.init)} --lr {args.lr} " if args.init else f"--lr {args.lr} "
     note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
-            f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
+            + (f"--camera {args.camera} " if args.camera else "")
+            + f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
             + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
     export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
