@@ -227,8 +227,8 @@ class StackHeights:
 
 def _segment_distance(px: np.ndarray, x2: np.ndarray, colour: np.ndarray, lo: np.ndarray,
                       hi: float) -> np.ndarray:
-    """Distance of every pixel ``px`` (S, P, 3; ``x2`` its squared length, float64) to the colours
-    ``a * colour[s]`` of its stack, ``lo[s] <= a <= hi``."""
+    """Distance of every pixel ``px`` (S, P, 3; ``x2`` its squared length, float64) to
+    the colours ``a * colour[s]`` of its stack, ``lo[s] <= a <= hi``."""
     colour = colour.astype(np.float32)
     c2 = np.maximum((colour * colour).sum(axis=1), 1e-6)[:, None]
     xc = np.matmul(px, colour[:, :, None])[..., 0]
