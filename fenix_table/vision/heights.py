@@ -100,6 +100,11 @@ class StackHeights:
         ends = calibration.to_image(self.centres + [0.5, 0.0])
         starts = calibration.to_image(self.centres - [0.5, 0.0])
         self.pixels_per_cell = np.linalg.norm(ends - starts, axis=1)
+        # Only stacks far enough from the nadir show their height: the cells worth
+        # measuring, the same for every frame of this calibration.
+        rho = np.linalg.norm(self.centres - np.array(self.pose.nadir), axis=1)
+        step = self.shifts(rho, self.thickness_range()[0])[:, 0]
+        self.shows_height = (step >= cfg.min_step) & (step * self.pixels_per_cell >= cfg.min_step_px)
 
     def thickness_range(self) -> Tuple[float, float]:
         """Stone thicknesses (cells) a frame may show: the nominal one times
@@ -180,12 +185,7 @@ class StackHeights:
     def read(self, frame_bgr: np.ndarray, classes: np.ndarray) -> Heights:
         """Height and its confidence per cell index whose stack shows it (``classes``: the
         cells' colours, :data:`.colour.CLASSES` indices); cells left out are unknown."""
-        z_lo, _ = self.thickness_range()
-        rho = np.linalg.norm(self.centres - np.array(self.pose.nadir), axis=1)
-        # Only stacks far enough from the nadir show their height: measure only those.
-        step = self.shifts(rho, z_lo)[:, 0]
-        todo = np.flatnonzero((classes != 0) & (step >= self.config.min_step)
-                              & (step * self.pixels_per_cell >= self.config.min_step_px))
+        todo = np.flatnonzero((classes != 0) & self.shows_height)
         return self.claims(self.measure(frame_bgr, classes, todo))
 
     def claims(self, measured: Dict[int, Tuple[float, float, float, float]]) -> Heights:
