@@ -92,15 +92,19 @@ class StackHeights:
         pts = (self.centres[:, None, None, :]
                + self.dirs[None, :, None, :] * self.radii[None, None, :, None])
         img = calibration.to_image(pts.reshape(-1, 2))      # through the lens (k1) too
-        img = img.astype(np.float32).reshape(len(self.names) * cfg.rays, cfg.samples, 2)
-        # As OpenCV's fixed-point remap tables (faster to sample with), per cell.
-        xy, frac = cv2.convertMaps(img[..., 0], img[..., 1], cv2.CV_16SC2)
-        self.sample_xy = xy.reshape(len(self.names), cfg.rays, cfg.samples, 2)
-        self.sample_frac = frac.reshape(len(self.names), cfg.rays, cfg.samples)
+        img = img.astype(np.float32).reshape(len(self.names), cfg.rays * cfg.samples, 2)
+        # As OpenCV's fixed-point remap tables (faster to sample with), a row per cell:
+        # remap's cost is much per row, and rows of one ray each took twice as long.
+        self.sample_xy, self.sample_frac = cv2.convertMaps(img[..., 0], img[..., 1], cv2.CV_16SC2)
         # Image pixels per cell at each cell: what a parallax in cells is worth in pixels.
         ends = calibration.to_image(self.centres + [0.5, 0.0])
         starts = calibration.to_image(self.centres - [0.5, 0.0])
         self.pixels_per_cell = np.linalg.norm(ends - starts, axis=1)
+        # Only stacks far enough from the nadir show their height: the cells worth
+        # measuring, the same for every frame of this calibration.
+        rho = np.linalg.norm(self.centres - np.array(self.pose.nadir), axis=1)
+        step = self.shifts(rho, self.thickness_range()[0])[:, 0]
+        self.shows_height = (step >= cfg.min_step) & (step * self.pixels_per_cell >= cfg.min_step_px)
 
     def thickness_range(self) -> Tuple[float, float]:
         """Stone thicknesses (cells) a frame may show: the nominal one times
@@ -125,8 +129,7 @@ class StackHeights:
         if len(todo) == 0:
             return {}
         S, A, N = len(todo), cfg.rays, cfg.samples
-        bgr = cv2.remap(frame_bgr, self.sample_xy[todo].reshape(S * A, N, 2),
-                        self.sample_frac[todo].reshape(S * A, N), cv2.INTER_LINEAR,
+        bgr = cv2.remap(frame_bgr, self.sample_xy[todo], self.sample_frac[todo], cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)
         px = bgr.reshape(S, A, N, 3)
         stone = sample_median(px[:, :, : N // 8].reshape(S, -1, 3).astype(np.float32))   # (S, 3)
@@ -150,7 +153,9 @@ class StackHeights:
         # that of dimmed board colours. A red stone's side is never nearly black, and a
         # black stone's colour segment starts at black.
         flat = px.reshape(S, A * N, 3)
-        x2 = np.einsum("spc,spc->sp", flat, flat)
+        # Pixels are whole grey levels: their squares' sums are exact in float32 in any
+        # order, and a matrix product is numpy's fastest sum of three channels.
+        x2 = np.matmul(flat * flat, np.ones(3, np.float32)).astype(np.float64)
         t = (_segment_distance(flat, x2, board, np.full(S, cfg.dimmest_shadow), cfg.brightest)
              - _segment_distance(flat, x2, stone, np.where(red, cfg.dimmest_side, 0.0), cfg.brightest))
         t = t.reshape(S, A, N)
@@ -180,12 +185,7 @@ class StackHeights:
     def read(self, frame_bgr: np.ndarray, classes: np.ndarray) -> Heights:
         """Height and its confidence per cell index whose stack shows it (``classes``: the
         cells' colours, :data:`.colour.CLASSES` indices); cells left out are unknown."""
-        z_lo, _ = self.thickness_range()
-        rho = np.linalg.norm(self.centres - np.array(self.pose.nadir), axis=1)
-        # Only stacks far enough from the nadir show their height: measure only those.
-        step = self.shifts(rho, z_lo)[:, 0]
-        todo = np.flatnonzero((classes != 0) & (step >= self.config.min_step)
-                              & (step * self.pixels_per_cell >= self.config.min_step_px))
+        todo = np.flatnonzero((classes != 0) & self.shows_height)
         return self.claims(self.measure(frame_bgr, classes, todo))
 
     def claims(self, measured: Dict[int, Tuple[float, float, float, float]]) -> Heights:
@@ -227,13 +227,23 @@ class StackHeights:
 
 def _segment_distance(px: np.ndarray, x2: np.ndarray, colour: np.ndarray, lo: np.ndarray,
                       hi: float) -> np.ndarray:
-    """Distance of every pixel ``px`` (S, P, 3; ``x2`` its squared length) to the colours
-    ``a * colour[s]`` of its stack, ``lo[s] <= a <= hi``."""
+    """Distance of every pixel ``px`` (S, P, 3; ``x2`` its squared length, float64) to
+    the colours ``a * colour[s]`` of its stack, ``lo[s] <= a <= hi``."""
     colour = colour.astype(np.float32)
     c2 = np.maximum((colour * colour).sum(axis=1), 1e-6)[:, None]
     xc = np.matmul(px, colour[:, :, None])[..., 0]
-    a = np.clip(xc / c2, lo[:, None], hi)
-    return np.sqrt(np.maximum(x2 - 2 * a * xc + a * a * c2, 0.0))
+    a = np.maximum(xc / c2, lo[:, None])                 # float64 from here on
+    np.minimum(a, hi, out=a)
+    # x2 - 2 a xc + a^2 c2, the terms in that order, in place (a frame's pixels are
+    # many: fresh arrays for each step cost more than the arithmetic).
+    d = 2 * a
+    d *= xc
+    np.subtract(x2, d, out=d)
+    a *= a
+    a *= c2
+    d += a
+    np.maximum(d, 0.0, out=d)
+    return np.sqrt(d, out=d)
 
 
 def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray,
@@ -242,32 +252,38 @@ def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray
     ``valid`` marks the real ones): base disc centre ``c0``, radius ``R`` and top-disc
     shift ``s`` along ``u`` (away from the nadir); Gauss-Newton on the capsule's distance
     function, all stacks at once. Returns c0, R, s, rms residual, standard error of s,
-    and which stacks' points can tell s."""
+    and which stacks' points can tell s.
+
+    Points and directions are held as x and y planes, (2, S, A): the arrays are small,
+    so numpy's cost is per call, and one call does both coordinates."""
     S = len(q)
-    qx, qy = np.ascontiguousarray(q[..., 0]), np.ascontiguousarray(q[..., 1])
-    ux, uy = u[:, 0:1].copy(), u[:, 1:2].copy()
-    cx, cy = p[:, 0].astype(float), p[:, 1].astype(float)
+    qxy = np.ascontiguousarray(q.transpose(2, 0, 1))
+    uxy = np.ascontiguousarray(u.T)[:, :, None]
+    c = p.T.astype(float)
     R, s = np.full(S, 0.4), np.zeros(S)
     keep = valid.copy()
     eye = 1e-9 * np.eye(4)
     J = np.empty(q.shape[:2] + (4,))
     J[..., 2] = -1.0
+    J_centre = J[..., :2].transpose(2, 0, 1)                 # the centre's columns, as planes
 
     def from_axis():
         """Each point's offset from the base centre, its reach along u, and its offset
         from the closest point of the segment c0 .. c0 + s u."""
-        dx = qx - cx[:, None]
-        dy = qy - cy[:, None]
-        a = dx * ux + dy * uy
-        t = np.clip(a, 0.0, s[:, None])
-        return dx, dy, a, dx - t * ux, dy - t * uy
+        d = qxy - c[:, :, None]
+        du = d * uxy
+        a = du[0] + du[1]
+        t = np.minimum(np.maximum(a, 0.0), s[:, None])        # np.clip's arithmetic, less overhead
+        return d, a, d - t * uxy
+
+    def length(v):
+        v2 = v * v
+        return np.sqrt(v2[0] + v2[1])
 
     for it in range(6):
-        dx, dy, a, relx, rely = from_axis()
-        n = np.sqrt(relx * relx + rely * rely)
-        m = np.maximum(n, 1e-9)
-        nx = relx / m
-        ny = rely / m
+        d, a, rel = from_axis()
+        n = length(rel)
+        normal = rel / np.maximum(n, 1e-9)
         r = n - R[:, None]
         if it == 3:
             # Drop points far off the outline (a neighbour, a shadow, glare), then refit.
@@ -275,29 +291,27 @@ def _fit_capsules(q: np.ndarray, valid: np.ndarray, p: np.ndarray, u: np.ndarray
             middle = np.maximum(valid.sum(axis=1) - 1, 0) // 2
             typical = np.minimum(ranked[np.arange(S), middle], 1.0)
             keep = valid & (np.abs(r) < np.maximum(3.0 * typical, 0.015)[:, None])
-        np.negative(nx, out=J[..., 0])
-        np.negative(ny, out=J[..., 1])
-        J[..., 3] = np.where(a >= s[:, None], -(nx * ux + ny * uy), 0.0)
+        np.negative(normal, out=J_centre)
+        nu = normal * uxy
+        J[..., 3] = np.where(a >= s[:, None], -(nu[0] + nu[1]), 0.0)
         Jw = (J * keep[..., None]).transpose(0, 2, 1)
         JTJ = np.matmul(Jw, J) + eye
         delta = np.linalg.solve(JTJ, np.matmul(Jw, -r[..., None]))[..., 0]
-        cx += delta[:, 0]
-        cy += delta[:, 1]
+        c += delta[:, :2].T
         R += delta[:, 2]
         s = np.maximum(s + delta[:, 3], 0.0)
-    c0 = np.column_stack([cx, cy])
-    dx, dy, a, relx, rely = from_axis()
-    r = np.sqrt(relx * relx + rely * rely) - R[:, None]
+    d, a, rel = from_axis()
+    r = length(rel) - R[:, None]
     count = keep.sum(axis=1)
     rms = np.sqrt((r * r * keep).sum(axis=1) / np.maximum(count, 1))
     # Standard error of the shift from the fit's (last) normal equations.
     sigma = rms * np.sqrt(np.abs(np.linalg.inv(JTJ)[:, 3, 3]))
     # The shift is only pinned down by the base's near arc, the top's far arc and the
     # sides together (a neighbour of the same colour hides whatever it touches).
-    mx = dx - 0.5 * s[:, None] * ux
-    my = dy - 0.5 * s[:, None] * uy
-    cos = (mx * ux + my * uy) / np.maximum(np.sqrt(mx * mx + my * my), 1e-9)
+    mid = d - 0.5 * s[:, None] * uxy
+    mu = mid * uxy
+    cos = (mu[0] + mu[1]) / np.maximum(length(mid), 1e-9)
     arcs = np.minimum(np.minimum(((cos < -0.7) & keep).sum(axis=1), ((cos > 0.7) & keep).sum(axis=1)),
                       ((np.abs(cos) < 0.5) & keep).sum(axis=1))
     good = (count >= cfg.min_points) & (arcs >= cfg.min_arc) & (R > 0.25) & (R < 0.55)
-    return c0, R, s, rms, sigma, good
+    return c.T.copy(), R, s, rms, sigma, good

@@ -96,3 +96,86 @@ def test_heights_claimed_are_right_with_a_calibrated_reader():
     claimed = claimed_heights(CellReader(cal).read(bgr))
     assert wrong_heights(claimed, placement) == []
     assert len(claimed) >= 8 and {1, 2, 3} <= set(claimed.values())
+
+
+def _segment_distance_reference(px, colour, lo, hi):
+    """Each pixel's distance to its stack's dimmed colours, written out directly."""
+    colour = colour.astype(np.float32)
+    c2 = np.maximum((colour * colour).sum(axis=1), 1e-6)[:, None]
+    xc = np.matmul(px, colour[:, :, None])[..., 0]
+    x2 = np.einsum("spc,spc->sp", px, px)
+    a = np.clip(xc / c2, lo[:, None], hi)
+    return np.sqrt(np.maximum(x2 - 2 * a * xc + a * a * c2, 0.0))
+
+
+def _fit_capsules_reference(q, valid, p, u, cfg):
+    """The capsule fit with x and y written out separately, as first written."""
+    S = len(q)
+    qx, qy = q[..., 0], q[..., 1]
+    ux, uy = u[:, 0:1], u[:, 1:2]
+    cx, cy = p[:, 0].astype(float), p[:, 1].astype(float)
+    R, s = np.full(S, 0.4), np.zeros(S)
+    keep = valid.copy()
+    J = np.empty(q.shape[:2] + (4,))
+    J[..., 2] = -1.0
+
+    def from_axis():
+        dx, dy = qx - cx[:, None], qy - cy[:, None]
+        a = dx * ux + dy * uy
+        t = np.clip(a, 0.0, s[:, None])
+        return dx, dy, a, dx - t * ux, dy - t * uy
+
+    for it in range(6):
+        dx, dy, a, relx, rely = from_axis()
+        n = np.sqrt(relx * relx + rely * rely)
+        nx, ny = relx / np.maximum(n, 1e-9), rely / np.maximum(n, 1e-9)
+        r = n - R[:, None]
+        if it == 3:
+            ranked = np.sort(np.where(valid, np.abs(r), np.inf), axis=1)
+            typical = np.minimum(ranked[np.arange(S), np.maximum(valid.sum(axis=1) - 1, 0) // 2], 1.0)
+            keep = valid & (np.abs(r) < np.maximum(3.0 * typical, 0.015)[:, None])
+        J[..., 0], J[..., 1] = -nx, -ny
+        J[..., 3] = np.where(a >= s[:, None], -(nx * ux + ny * uy), 0.0)
+        Jw = (J * keep[..., None]).transpose(0, 2, 1)
+        JTJ = np.matmul(Jw, J) + 1e-9 * np.eye(4)
+        delta = np.linalg.solve(JTJ, np.matmul(Jw, -r[..., None]))[..., 0]
+        cx, cy, R = cx + delta[:, 0], cy + delta[:, 1], R + delta[:, 2]
+        s = np.maximum(s + delta[:, 3], 0.0)
+    dx, dy, a, relx, rely = from_axis()
+    r = np.sqrt(relx * relx + rely * rely) - R[:, None]
+    count = keep.sum(axis=1)
+    rms = np.sqrt((r * r * keep).sum(axis=1) / np.maximum(count, 1))
+    sigma = rms * np.sqrt(np.abs(np.linalg.inv(JTJ)[:, 3, 3]))
+    mx, my = dx - 0.5 * s[:, None] * ux, dy - 0.5 * s[:, None] * uy
+    cos = (mx * ux + my * uy) / np.maximum(np.sqrt(mx * mx + my * my), 1e-9)
+    arcs = np.minimum(np.minimum(((cos < -0.7) & keep).sum(axis=1), ((cos > 0.7) & keep).sum(axis=1)),
+                      ((np.abs(cos) < 0.5) & keep).sum(axis=1))
+    good = (count >= cfg.min_points) & (arcs >= cfg.min_arc) & (R > 0.25) & (R < 0.55)
+    return np.column_stack([cx, cy]), R, s, rms, sigma, good
+
+
+def test_stack_outlines_are_measured_to_the_bit_as_written_out_directly(monkeypatch):
+    # The height reader's arithmetic is arranged for speed (planes of x and y, in-place
+    # steps, the channels summed by a matrix product); on a rendered frame every number
+    # it gives is the one the direct formulas give.
+    from fenix_table.vision import heights
+    rng = np.random.default_rng(43)
+    scene = SceneParams(image_size=(1280, 960), fov_deg=75.0, camera_height=10.0, tilt_deg=5.0,
+                        yaw_deg=30.0, jitter=0.03)
+    bgr, truth = render_frame(checkerboard_of_stacks("9x9"), "9x9", scene, rng)
+    calls = {"distance": [], "fit": []}
+    for name, key in (("_segment_distance", "distance"), ("_fit_capsules", "fit")):
+        def recorded(*args, _fn=getattr(heights, name), _key=key):
+            out = _fn(*args)
+            calls[_key].append((args, out))
+            return out
+        monkeypatch.setattr(heights, name, recorded)
+    reader = CellReader(true_calibration(truth, scene.image_size))
+    assert claimed_heights(reader.read(bgr))
+    assert len(calls["distance"]) == 2 and len(calls["fit"]) == 1
+    for (px, x2, colour, lo, hi), out in calls["distance"]:
+        assert np.array_equal(x2, np.einsum("spc,spc->sp", px, px))
+        assert np.array_equal(out, _segment_distance_reference(px, colour, lo, hi))
+    (args, out), = calls["fit"]
+    for got, want in zip(out, _fit_capsules_reference(*args)):
+        assert np.array_equal(got, want)
