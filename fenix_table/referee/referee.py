@@ -500,6 +500,17 @@ class Referee:
         # The change this board shows is evidence for the plies made since the last one.
         self._remember_evidence(found, new_from)
         decision = decide(found, reading)
+        if decision.kind == "none":
+            # An open ply may stand against a confident height at its landing (kept open
+            # by :meth:`_judge`'s fallback, for the players to settle); that height must
+            # not rule out the play since. Heights still judge the cells played since, and
+            # an earlier landing they contradict stays a gap below, so nothing is taken
+            # as certain on it.
+            since = Candidates(cand for cand, start in zip(found, new_from)
+                               if not set(reading.height_conflicts(cand.placement))
+                               & {m.path[-1] for m in cand.moves[start:]})
+            since.complete = found.complete
+            decision = decide(since, reading, heights="prefer")
         if decision.kind != "unchanged":
             decision = self._heights_hid_history(found, decision, reading)
         if decision.kind == "move":

@@ -601,3 +601,33 @@ def test_where_the_hand_pointed_ranks_the_landings_in_the_question():
     assert [e.kind for e in events] == ["move_ambiguous"] and ref.moves == []
     assert events[0].moves[0] == "a1-d2" and "d2" in events[0].cells
     assert pointed_cells((3.6, 1.8), "7x8")["d2"] > pointed_cells((3.6, 1.8), "7x8")["e3"] > 0
+
+
+def test_play_goes_on_past_a_ply_whose_landing_height_was_misread():
+    # Red's soldier d1 went onto the General c1, making a King; the camera reads the new
+    # King a stone low. Colours allow only d1-c1, so it stays open for the heights'
+    # sake. Black's General then slides e7-e4: the height that kept d1-c1 open must not
+    # rule out the history through it, or the table loses the thread of the game. With
+    # players they are asked about both plies; with nobody to ask both are recorded.
+    def played(asking):
+        board = Position.from_fpn("7x8 1ks1s1s/g1ssgsg/7/1G5/7/SS1S2s/SGSS3/1SGS1S1 r 55 K 0")
+        ref = Referee(start=board, asking=asking)
+        ref.begin()
+        events = []
+        for frame in (0, 1):
+            events += ref.observe(observe_placement(board.stacks(), "7x8", frame))
+        low_king = {"c1": ("red", 2)}
+        for frame, token in ((2, "d1-c1"), (3, None), (4, "e7-e4"), (5, None)):
+            board = apply(board, token) if token else board
+            events += ref.observe(observe_placement(board.stacks(), "7x8", frame,
+                                                    overrides=low_king))
+        if not asking:
+            events += ref.settle()
+        assert not [e for e in events if e.kind in ("out_of_sync", "violation")]
+        return ref, board, events
+
+    ref, board, events = played(asking=True)
+    assert events[-1].kind == "move_ambiguous" and events[-1].moves == ("d1-c1 e7-e4",)
+    ref, board, events = played(asking=False)
+    assert [e.move for e in events if e.kind == "move_committed"] == ["d1-c1", "e7-e4"]
+    assert ref.position == board
