@@ -332,8 +332,8 @@ SHADOW_CHROMA = 6.0
 #: ``HAND_LEAST`` of a cell's area (fingers seen apart, the palm beyond the margin).
 HAND_PIECE = 0.1
 HAND_LEAST = 0.3
-#: Changed patches smaller than this share of a cell's area are not the hand: the
-#: fingers' front was once a speck just beyond them, up to a cell from the landing. On
+#: Changed patches smaller than this share of a cell's area are not the hand: a speck
+#: just beyond the fingers would become their front, up to a cell from the landing. On
 #: the generator's tuning games (0-9, 109 stacking plies with several candidates; the
 #: spot worked out again from the same frames) the landing was the candidate nearest it
 #: on all of them with it, on 107 without.
