@@ -119,7 +119,10 @@ def banner_for(model: TableModel, tr: Translator) -> Optional[Tuple[str, str, st
             hint += "\n" + tr.ui("play_on_hint")
         return ("out_of_sync", tr.ui("out_of_sync"), hint)
     if model.ambiguous is not None:
-        return ("out_of_sync", tr.ui("ambiguous"), tr.ui("ambiguous_hint"))
+        # Marked cells are the likeliest landings; with none the camera saw nothing to
+        # go by, and says so.
+        hint = "ambiguous_hint" if model.ambiguous.cells else "ambiguous_unseen_hint"
+        return ("out_of_sync", tr.ui("ambiguous"), tr.ui(hint))
     if model.pending is not None:
         return ("remove", tr.ui("remove"), ", ".join(model.pending.cells))
     if model.computer_move is not None:

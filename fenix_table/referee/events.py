@@ -69,7 +69,11 @@ class MoveAmbiguous(Event):
     """The board fits several legal moves equally well (e.g. a stacking move whose target
     height the camera cannot read). Nothing is committed: the players confirm one of
     ``moves`` (each a space-separated ply sequence) on the display, or the camera decides
-    once it sees more. ``cells`` are the cells that would tell them apart."""
+    once it sees more. ``cells``: at most three cells to look at, the likeliest first: the
+    cells that tell the options apart when there are that few, else the landings the
+    camera's evidence speaks for most; none when it measured nothing that tells them
+    apart. ``moves`` is empty when the options are too many to list or the search gave up
+    before finding them all."""
 
     kind: ClassVar[str] = "move_ambiguous"
     moves: Tuple[str, ...]

@@ -35,7 +35,7 @@ from ..rules.replay import Replay
 from . import events as ev
 from .tracker import (CHANGE_MIN, CHANGE_NOISE, HAND_BONUS, BoardReading, Candidate,
                       Candidates, Decision, common_plies, decide, every_ply_shows,
-                      evidence_gaps, hand_cells, landing_evidence, narrowed, ply_evidence,
+                      evidence_gaps, hand_cells, narrowed, ply_evidence,
                       ranking_scores, read_board, search, unshadowed)
 
 #: Explanation codes that name no attempted action: the board is out of sync instead.
@@ -73,8 +73,11 @@ _CARRY_BUDGET = 3000
 #: nobody to ask the oldest open ply is committed as its likeliest.
 _MOST_FOUND = 600
 #: The most explanations offered to the players to pick from (on the display they narrow
-#: them by touching the cells the stones went to).
-_MAX_LISTED = 400
+#: them by touching the cells the stones went to): two setup plies between still boards on
+#: the 9x9 face, no height read, are up to 28 x 28.
+_MAX_LISTED = 800
+#: The most cells a question points at (the display marks them): the likeliest.
+_MAX_POINTED = 3
 
 
 class Referee:
@@ -531,11 +534,17 @@ class Referee:
 
     def _history_evidence(self, cand: Candidate, memo: Dict[Tuple[str, ...], Position]) -> float:
         """The camera's evidence for a history of plies from the position: the sum of
-        what was remembered for each of its stacking plies (:meth:`_remember_evidence`).
-        ``memo`` keeps the positions after shared first plies (see :meth:`_position_after`)."""
-        return sum(self._evidence.get(
-            (self._position_after(cand.moves, n, memo).fpn(), move.token), 0.0)
-            for n, move in enumerate(cand.moves) if move.stacking)
+        what was remembered for each of its stacking plies (:meth:`_ply_scores`)."""
+        return sum(score for _, score in self._ply_scores(cand, memo))
+
+    def _ply_scores(self, cand: Candidate, memo: Dict[Tuple[str, ...], Position]
+                    ) -> List[Tuple[object, float]]:
+        """``(move, evidence)`` for each stacking ply of a history from the position: what
+        was remembered for it (:meth:`_remember_evidence`; 0 when nothing). ``memo`` keeps
+        the positions after shared first plies (see :meth:`_position_after`)."""
+        return [(move, self._evidence.get(
+            (self._position_after(cand.moves, n, memo).fpn(), move.token), 0.0))
+            for n, move in enumerate(cand.moves) if move.stacking]
 
     def _heights_hid_history(self, found: Sequence[Candidate], decision: Decision,
                              reading: BoardReading) -> Decision:
@@ -805,35 +814,54 @@ class Referee:
         return events
 
     def _ambiguous(self, options: List[Candidate], frame, complete: bool = True) -> List[ev.Event]:
-        if not options or not complete or len(options) > _MAX_LISTED:
-            # Too many ways to explain the board (several stacking moves, no heights), or
-            # the search gave up before finding them all: nothing to offer.
-            cells = tuple(sorted(self._last_reading.diff(self.position.stacks())))
-            if self._said.get("ambiguous") == cells:
-                return []
-            self._said["ambiguous"] = cells
-            return [ev.MoveAmbiguous(moves=(), cells=cells, frame=frame)]
-        keys = [dict(c.placement) for c in options]
-        cells = set()
-        for key in keys[1:]:
-            for cell in set(key) | set(keys[0]):
-                if key.get(cell) != keys[0].get(cell):
-                    cells.add(cell)
-        if not cells:
-            cells = {c for cand in options for m in cand.moves for c in m.path}
-        moves = tuple(sorted(" ".join(c.tokens) for c in options))
-        scores = landing_evidence(options, self._ranked, self._reached, self._pointed)
-        if scores is not None:
-            # Offer the likeliest first and point at the few stacks the camera saw change
-            # most (and where the hand was last), not at every candidate.
-            ranked = sorted(zip(scores, options), key=lambda pair: (-pair[0], pair[1].tokens))
-            moves = tuple(" ".join(cand.tokens) for _, cand in ranked)
-            cells = {cand.moves[-1].path[-1] for _, cand in ranked[:3]}
-        event = ev.MoveAmbiguous(moves=moves, cells=tuple(sorted(cells)), frame=frame)
-        if self._said.get("ambiguous") == moves:
+        """Ask the players (``MoveAmbiguous``): every option, the likeliest first, and at
+        most :data:`_MAX_POINTED` cells to look at (:meth:`_likeliest`). Options the
+        search may not have found all of (``complete`` False), or too many to list, are
+        not offered."""
+        if options:
+            ranked, cells = self._likeliest(options)
+        else:
+            # Nothing found before the search gave up: the cells that changed are all
+            # there is to show, when they are few.
+            differing = sorted(self._last_reading.diff(self.position.stacks()))
+            ranked, cells = [], tuple(differing) if len(differing) <= _MAX_POINTED else ()
+        listed = complete and len(ranked) <= _MAX_LISTED
+        moves = tuple(" ".join(cand.tokens) for cand in ranked) if listed else ()
+        if self._said.get("ambiguous") == (moves, cells):
             return []
-        self._said["ambiguous"] = moves
-        return [event]
+        self._said["ambiguous"] = (moves, cells)
+        return [ev.MoveAmbiguous(moves=moves, cells=cells, frame=frame)]
+
+    def _likeliest(self, options: Sequence[Candidate]) -> Tuple[List[Candidate], Tuple[str, ...]]:
+        """``options`` ranked by the camera's evidence for their stacking plies (the sum
+        remembered for each, with the hand's for the latest: :meth:`_ply_scores`), and the
+        cells a question points at, the likeliest first: the cells that tell the options
+        apart when they are at most :data:`_MAX_POINTED`; else the landings, among those,
+        of the likeliest histories' plies the camera saw evidence for (above an untouched
+        stack's noise), at most :data:`_MAX_POINTED`, none when it saw none (pointing at
+        twenty stacks tells the players nothing)."""
+        memo: Dict[Tuple[str, ...], Position] = {(): self.position}
+        scored = [self._ply_scores(cand, memo) for cand in options]
+        order = sorted(range(len(options)),
+                       key=lambda i: (-sum(s for _, s in scored[i]), options[i].tokens))
+        ranked = [options[i] for i in order]
+        keys = [cand.placement for cand in options]
+        telling = {cell for key in keys[1:] for cell in set(key) | set(keys[0])
+                   if key.get(cell) != keys[0].get(cell)}
+        if not telling:
+            telling = {c for cand in options for m in cand.moves for c in m.path}
+        cells: List[str] = []
+        for i in order:
+            if len(telling) <= _MAX_POINTED:
+                seen = [c for m in options[i].moves for c in (m.path[-1], *m.path)]
+            else:
+                seen = [m.path[-1] for m, score in scored[i] if score > CHANGE_NOISE]
+            cells += [c for c in dict.fromkeys(seen) if c in telling and c not in cells]
+            if len(cells) >= min(len(telling), _MAX_POINTED):
+                break
+        if len(telling) <= _MAX_POINTED:
+            cells += sorted(telling - set(cells))
+        return ranked, tuple(cells[:_MAX_POINTED])
 
     def _unexplained(self, reading: BoardReading, frame) -> List[ev.Event]:
         """The same board fits nothing legal ``patience`` times: violation or out of sync."""

@@ -584,23 +584,6 @@ def landing_scores(options: Sequence[Candidate], changes: Mapping[str, float]
     return None if any(score is None for score in scores) else scores
 
 
-def landing_evidence(options: Sequence[Candidate], changes: Mapping[str, float],
-                     reached: Sequence[str] = (),
-                     pointed: Optional[Tuple[float, float]] = None) -> Optional[List[float]]:
-    """Per option (as :func:`landing_scores`), how much the camera speaks for its last
-    ply, to rank explanations it cannot tell apart (:func:`ply_evidence`; ``pointed``:
-    see :func:`hand_cells`). With no change measured (no earlier still board to compare
-    with) the hand alone ranks them, when it was seen; else None."""
-    if changes:
-        usable = landing_scores(options, changes) is not None
-    else:
-        usable = (bool(reached) or pointed is not None) and _ending_in_stacking(options)
-    if not usable:
-        return None
-    hand = _mover_hand(options, reached, pointed)
-    return [ply_evidence(cand.moves[-1], cand.position.size, changes, hand) for cand in options]
-
-
 def ply_evidence(move, size: str, changes: Mapping[str, float],
                  hand: Optional[Mapping[str, float]] = None) -> Optional[float]:
     """How much the camera speaks for stacking ply ``move`` (None: nothing measured): the

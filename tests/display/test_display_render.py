@@ -131,6 +131,29 @@ def test_pending_removal_marks_the_stones_to_take_off():
     assert model.side == "black"
 
 
+def test_a_stacking_question_marks_at_most_the_three_likeliest_stacks():
+    import dataclasses
+
+    from fenix_table.display.render import SYNC
+    from fenix_table.rules import apply
+
+    start = Position.start("7x8")
+    after = apply(apply(start, "a1-c2"), "g8-e7")   # two setup plies, no still board between
+    for changes, marked, hint in (({"c2": 5.0, "e7": 5.0}, {"c2", "e7"}, "the likeliest are marked"),
+                                  ({}, set(), "did not see where the stone went")):
+        referee = Referee(board="7x8")
+        model = TableModel()
+        model.apply_all(referee.begin())
+        model.apply_all(referee.observe(observe_placement(start.stacks(), "7x8", 1)))
+        obs = observe_placement(after.stacks(), "7x8", 2, heights=False)
+        obs = dataclasses.replace(obs, changes={**{c: 0.0 for c in obs.cells}, **changes})
+        model.apply_all(referee.observe(obs))
+        assert len(model.choices()) == 400
+        surface, renderer, drawn = draw(model)
+        assert cells_with(surface, renderer.geometry, SYNC, start.cells) == marked
+        assert any(d.role == "banner" and hint in d.text for d in drawn)
+
+
 def test_camera_states_are_unmissable():
     from fenix_table.referee.events import BoardView
     _, model = play(CHAIN)
