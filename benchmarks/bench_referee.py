@@ -450,9 +450,10 @@ class _Watcher:
     def _question(self, event) -> Optional[Tuple[int, int, bool]]:
         """For a question (MoveAmbiguous) while the last ply played is a stacking one:
         the true history's place in the options (1 first, 0 not offered), how many cells
-        it points at, and whether the true landing is among them."""
+        it points at, and whether the true landing is among them. A question with no
+        options (too many to list, or the search gave up) counts as not offering it."""
         truth = self.truth
-        if self.ref is None or not _kind_of(truth, len(truth.moves) - 1) or not event.moves:
+        if self.ref is None or not _kind_of(truth, len(truth.moves) - 1):
             return None
         true = " ".join(m.token for m in truth.moves[len(self.ref.moves):])
         rank = event.moves.index(true) + 1 if true in event.moves else 0
@@ -514,13 +515,18 @@ MOUNTS = {"drawn": None, "straight": (0.0, 0.0), "offset": (0.45, 0.0), "tilted"
 #: or pulling back from it in the last of the ply's three hand frames
 #: (``fenix_tools.sim.ply_frames``' ``withdrawing``).
 HANDS = {"over": 0, "withdrawing": 1}
+#: How the setup is played (``--setup``): a still board after every ply, or "paired":
+#: each of Red's setup plies and Black's next one made without a still board between
+#: (two stacking plies, hands over the board, then still), the shape in which a question
+#: has two open plies.
+SETUPS = ("still", "paired")
 
 
 def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str = "drawn",
                  hands: str = "over"):
     """One game for ``renderer`` ("sim": the project's generator; "unseen": the
     independent renderer): (board, start, moves, start frame function, ply frames
-    function). The moves and the jitter/stacking spreads come from the same seeds for
+    function ``(move, side, still)``, ``still`` the still frames after the ply). The moves and the jitter/stacking spreads come from the same seeds for
     both renderers (the same games are played on both), for every mount and hands."""
     from dataclasses import replace
 
@@ -547,8 +553,8 @@ def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str 
         camera = TableCamera(board, scene, seed=seed * 1000 + g)
         table = PhysicalBoard.from_position(start, nrng, jitter, stacking)
         first = lambda: camera.frame(table)[0]   # noqa: E731
-        frames = lambda move, side: (bgr for bgr, _ in ply_frames(   # noqa: E731
-            camera, table, move, side, rng, hand_frames=3, still_frames=5,
+        frames = lambda move, side, still: (bgr for bgr, _ in ply_frames(   # noqa: E731
+            camera, table, move, side, rng, hand_frames=3, still_frames=still,
             withdrawing=HANDS[hands]))
     else:
         if MOUNTS[mount] is not None:
@@ -560,8 +566,8 @@ def _game_frames(renderer: str, g: int, seed: int, plies: int, size, mount: str 
         camera = unseen_games.UnseenCamera(board, size, seed=seed * 1000 + g)
         table = unseen_games.UnseenTable.from_position(start, nrng, jitter, stacking)
         first = lambda: camera.frame(table)   # noqa: E731
-        frames = lambda move, side: unseen_games.ply_frames(   # noqa: E731
-            camera, table, move, side, rng, hand_frames=3, still_frames=5)
+        frames = lambda move, side, still: unseen_games.ply_frames(   # noqa: E731
+            camera, table, move, side, rng, hand_frames=3, still_frames=still)
     setup_plies = sum(start.setup_moves_left(side) for side in ("red", "black"))
     moves = random_game(board, rng, battle_plies=max(0, plies - setup_plies))[:plies]
     return board, start, moves, first, frames
@@ -594,7 +600,7 @@ class _FrameCache:
         name = f"start-{self.starts}.png"
         return self._keep(name, None if self.complete else self._first())
 
-    def frames(self, move, side):
+    def frames(self, move, side, still):
         self.plies += 1
         if self.complete:
             i = 0
@@ -602,7 +608,7 @@ class _FrameCache:
                 yield self._keep(f"ply{self.plies:03d}-{i}.png", None)
                 i += 1
             return
-        for i, bgr in enumerate(self._frames(move, side)):
+        for i, bgr in enumerate(self._frames(move, side, still)):
             yield self._keep(f"ply{self.plies:03d}-{i}.png", bgr)
 
     def close(self) -> None:
@@ -616,7 +622,8 @@ MODES = ("players", "track")
 def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str = "sim",
              first_game: int = 0, fps: float = 10.0, modes=MODES,
              progress: bool = False, cache: Optional[str] = None,
-             mount: str = "drawn", hands: str = "over") -> Dict[str, RenderedTally]:
+             mount: str = "drawn", hands: str = "over", setup: str = "still"
+             ) -> Dict[str, RenderedTally]:
     """Games ``first_game`` .. ``first_game + games - 1`` rendered by ``renderer`` and
     read, frame by frame, by one pipeline per mode (its own Vision and Referee; see
     :class:`_Watcher`). Returns ``{mode: tally}``.
@@ -629,7 +636,8 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
     as a person makes it: three frames with the mover's hand over the board, from the
     mover's side of the table, the last with the fingertips over the landing cell (with
     ``hands`` "withdrawing", the generator's: the one before it, the last pulling back),
-    then five still frames. Only the frames go to vision.
+    then five still frames (with ``setup`` "paired", none after each of Red's setup
+    plies: see :data:`SETUPS`). Only the frames go to vision.
     """
     import cv2
 
@@ -645,7 +653,8 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
             kept = _FrameCache(os.path.join(cache, f"{renderer}-seed{seed}-game{g}-plies{plies}-"
                                                    f"{size[0]}x{size[1]}"
                                                    + ("" if mount == "drawn" else f"-{mount}")
-                                                   + ("" if hands == "over" else f"-{hands}")),
+                                                   + ("" if hands == "over" else f"-{hands}")
+                                                   + ("" if setup == "still" else f"-{setup}")),
                                first, frames)
             first, frames = kept.first, kept.frames
         truth = Game(start)
@@ -658,18 +667,20 @@ def rendered(games: int, seed: int, plies: int, size=(1280, 960), renderer: str 
             for w in watchers:
                 w.run(bgr)
         created = False
-        for move in moves:
+        setup_plies = sum(start.setup_moves_left(side) for side in ("red", "black"))
+        for number, move in enumerate(moves):
             if truth.status().over:
                 break
             side = truth.position.side
             truth.push(move)
+            paired = setup == "paired" and number % 2 == 0 and number + 1 < setup_plies
             kind = _kind_of(truth, len(truth.moves) - 1)
             for t in tallies.values():
                 t.plies += 1
                 if kind:
                     t.stack_plies[kind] += 1
             created = created or kind == "battle"
-            for i, bgr in enumerate(frames(move, side)):
+            for i, bgr in enumerate(frames(move, side, 0 if paired else 5)):
                 for w in watchers:
                     if i == 3:
                         w.still_since = w.frame
@@ -924,6 +935,10 @@ def main(argv=None) -> int:
     parser.add_argument("--hands", choices=tuple(HANDS), default="over",
                         help="how the generator's hands are last seen before the board is still: "
                              "over the landing (the default) or pulling back from it (withdrawing)")
+    parser.add_argument("--setup", choices=SETUPS, default="still",
+                        help="how the setup is played: a still board after every ply (still, "
+                             "the default) or each of Red's setup plies and Black's next one "
+                             "without a still board between (paired)")
     parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate for ms figures")
     parser.add_argument("--save", metavar="FILE", help="also write part 2's tallies as JSON")
     parser.add_argument("--frames", metavar="DIR",
@@ -953,7 +968,8 @@ def main(argv=None) -> int:
             try:
                 per = rendered(args.rendered, args.seed, args.rendered_plies, size, renderer,
                                args.first_game, args.fps, modes, progress=True,
-                               cache=args.frames, mount=args.mount, hands=args.hands)
+                               cache=args.frames, mount=args.mount, hands=args.hands,
+                               setup=args.setup)
             except Exception as error:   # the vision pipeline is a separate stage; say why
                 print(f"== Part 2 ({renderer}): rendered frames through vision: not run "
                       f"({type(error).__name__}: {error}) ==")
