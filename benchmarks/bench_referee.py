@@ -310,7 +310,7 @@ class RenderedTally(Tally):
     questions: int = 0            # MoveAmbiguous standing when the players looked (answered)
     # ... per such question on a stacking ply: where the true history stood in its order
     # (1 = offered first; 0 = not offered), how many cells it pointed at, and whether the
-    # true landing was among them
+    # true landings of the plies the options differ on were all among them
     question_ranks: List[int] = field(default_factory=list)
     question_cells: List[int] = field(default_factory=list)
     question_pointed: int = 0
@@ -450,14 +450,20 @@ class _Watcher:
     def _question(self, event) -> Optional[Tuple[int, int, bool]]:
         """For a question (MoveAmbiguous) while the last ply played is a stacking one:
         the true history's place in the options (1 first, 0 not offered), how many cells
-        it points at, and whether the true landing is among them. A question with no
-        options (too many to list, or the search gave up) counts as not offering it."""
+        it points at, and whether the true landings of the plies the options differ on (the
+        last ply's when none is offered) are all among them. A question with no options
+        (too many to list, or the search gave up) counts as not offering it."""
         truth = self.truth
         if self.ref is None or not _kind_of(truth, len(truth.moves) - 1):
             return None
-        true = " ".join(m.token for m in truth.moves[len(self.ref.moves):])
+        since = truth.moves[len(self.ref.moves):]
+        true = " ".join(m.token for m in since)
         rank = event.moves.index(true) + 1 if true in event.moves else 0
-        return rank, len(event.cells), truth.moves[-1].path[-1] in event.cells
+        options = [option.split() for option in event.moves]
+        differing = [k for k in range(len(since))
+                     if len({tuple(o[k:k + 1]) for o in options}) > 1] if options else [len(since) - 1]
+        pointed = all(since[k].path[-1] in event.cells for k in differing)
+        return rank, len(event.cells), pointed
 
     def after_ply(self) -> None:
         if self.mode != "track" and self.ref is not None:
@@ -788,7 +794,8 @@ def report_stacking(tally: RenderedTally, mode: str) -> None:
                   f"first {ranks.count(1)}, second {ranks.count(2)}, third {ranks.count(3)}, later "
                   f"{sum(r > 3 for r in ranks)}, not offered {ranks.count(0)}; cells pointed at: mean "
                   f"{statistics.fmean(tally.question_cells):.1f}, max {max(tally.question_cells)}; "
-                  f"the true landing among them {tally.question_pointed}")
+                  f"the true landings (of the plies the options differ on) among them "
+                  f"{tally.question_pointed}")
     if tally.late:
         print(f"certain right commits of an earlier ply, made after the next ply was played "
               f"(an open explanation narrowed later): {tally.late}, plies behind: median "
