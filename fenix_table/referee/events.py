@@ -73,7 +73,7 @@ class MoveAmbiguous(Event):
     cells that tell the options apart when there are that few, else the landings the
     camera's evidence speaks for most; none when it measured nothing that tells them
     apart. ``moves`` is empty when the options are too many to list or the search gave up
-    before finding them all."""
+    before finding them all; ``cells`` are then the cells that changed, when at most three."""
 
     kind: ClassVar[str] = "move_ambiguous"
     moves: Tuple[str, ...]

@@ -815,18 +815,16 @@ class Referee:
 
     def _ambiguous(self, options: List[Candidate], frame, complete: bool = True) -> List[ev.Event]:
         """Ask the players (``MoveAmbiguous``): every option, the likeliest first, and at
-        most :data:`_MAX_POINTED` cells to look at (:meth:`_likeliest`). Options the
-        search may not have found all of (``complete`` False), or too many to list, are
-        not offered."""
-        if options:
+        most :data:`_MAX_POINTED` cells to look at (:meth:`_likeliest`)."""
+        if options and complete and len(options) <= _MAX_LISTED:
             ranked, cells = self._likeliest(options)
+            moves = tuple(" ".join(cand.tokens) for cand in ranked)
         else:
-            # Nothing found before the search gave up: the cells that changed are all
-            # there is to show, when they are few.
+            # Too many ways to explain the board (several stacking plies, no heights), or
+            # the search gave up before finding them all: nothing to offer, and the cells
+            # that changed are all there is to show, when they are few.
             differing = sorted(self._last_reading.diff(self.position.stacks()))
-            ranked, cells = [], tuple(differing) if len(differing) <= _MAX_POINTED else ()
-        listed = complete and len(ranked) <= _MAX_LISTED
-        moves = tuple(" ".join(cand.tokens) for cand in ranked) if listed else ()
+            moves, cells = (), tuple(differing) if len(differing) <= _MAX_POINTED else ()
         if self._said.get("ambiguous") == (moves, cells):
             return []
         self._said["ambiguous"] = (moves, cells)
@@ -845,9 +843,11 @@ class Referee:
         order = sorted(range(len(options)),
                        key=lambda i: (-sum(s for _, s in scored[i]), options[i].tokens))
         ranked = [options[i] for i in order]
-        keys = [cand.placement for cand in options]
-        telling = {cell for key in keys[1:] for cell in set(key) | set(keys[0])
-                   if key.get(cell) != keys[0].get(cell)}
+        # Histories from one position differ only where one of them played.
+        first = options[0].placement
+        base = _touched(options[0])
+        telling = {cell for cand in options[1:] for cell in base | _touched(cand)
+                   if cand.placement.get(cell) != first.get(cell)}
         if not telling:
             telling = {c for cand in options for m in cand.moves for c in m.path}
         cells: List[str] = []
@@ -1252,6 +1252,11 @@ class Referee:
 
 
 # ---------------------------------------------------------------------------------------
+
+def _touched(cand: Candidate) -> set:
+    """The cells a history's plies emptied, filled or jumped."""
+    return {cell for move in cand.moves for cell in (*move.path, *move.captured)}
+
 
 def _attempted(position: Position, seen) -> Optional[str]:
     """The move token the board suggests was attempted, or None when it names none."""
