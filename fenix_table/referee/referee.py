@@ -834,10 +834,11 @@ class Referee:
         """``options`` ranked by the camera's evidence for their stacking plies (the sum
         remembered for each, with the hand's for the latest: :meth:`_ply_scores`), and the
         cells a question points at, the likeliest first: the cells that tell the options
-        apart when they are at most :data:`_MAX_POINTED`; else the landings, among those,
-        of the likeliest histories' plies the camera saw evidence for (above an untouched
-        stack's noise), at most :data:`_MAX_POINTED`, none when it saw none (pointing at
-        twenty stacks tells the players nothing)."""
+        apart when they are at most :data:`_MAX_POINTED`; else, among those, the landings
+        of the likeliest histories' stacking plies the camera saw evidence for (above an
+        untouched stack's noise) and the ends of their other plies, at most
+        :data:`_MAX_POINTED`; none when it saw nothing (pointing at twenty stacks tells
+        the players nothing)."""
         memo: Dict[Tuple[str, ...], Position] = {(): self.position}
         scored = [self._ply_scores(cand, memo) for cand in options]
         order = sorted(range(len(options)),
@@ -855,7 +856,12 @@ class Referee:
             if len(telling) <= _MAX_POINTED:
                 seen = [c for m in options[i].moves for c in (m.path[-1], *m.path)]
             else:
-                seen = [m.path[-1] for m, score in scored[i] if score > CHANGE_NOISE]
+                # A stacking ply's landing only where the camera saw something; any other
+                # ply shows where it went from and to.
+                scores = {id(m): score for m, score in scored[i]}
+                seen = [c for m in options[i].moves
+                        for c in ((m.path[-1],) if scores.get(id(m), 0.0) > CHANGE_NOISE else ()
+                                  if m.stacking else (m.path[-1], m.path[0]))]
             cells += [c for c in dict.fromkeys(seen) if c in telling and c not in cells]
             if len(cells) >= min(len(telling), _MAX_POINTED):
                 break

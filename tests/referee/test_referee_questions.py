@@ -111,3 +111,19 @@ def test_a_few_options_point_at_every_cell_that_tells_them_apart():
         asked = question(ref.observe(seen(after, 1, changes)))
         assert asked.cells == cells
         assert set(asked.moves) == {"d2-c2", "d2-e2"}
+
+
+def test_a_capture_chain_the_camera_did_not_fully_see_points_at_its_two_ends():
+    # Red's soldier jumps c4, d5 and e6; its landing e7 is covered, so the chain is
+    # inferred, not seen: the players are asked, and the display marks where it went
+    # from and to, not all four cells of its path.
+    from fenix_tools.synthetic import position_of
+
+    start = position_of("7x8", {"c3": "S", "c4": "s", "d5": "s", "e6": "s", "g8": "k",
+                                "a1": "K"})
+    after = apply(start, "c3xc5xe5xe7")
+    ref = Referee(start=start)
+    ref.begin()
+    ref.observe(observe_placement(start.stacks(), "7x8", 0))
+    asked = question(ref.observe(observe_placement(after.stacks(), "7x8", 1, occluded=("e7",))))
+    assert asked.moves == ("c3xc5xe5xe7",) and asked.cells == ("e7", "c3")
