@@ -440,18 +440,28 @@ class Referee:
             _HEIGHT_AGAINST_CHANGE
 
     def _heights_hid_landing(self, options: Sequence[Candidate], reading: BoardReading) -> bool:
-        """Whether single stacking plies (``options``, from the position) leave out a stack
-        of the mover's colour that changed clearly (at least ``CHANGE_MIN``) and more than
-        every landing they name: its height, read as it was before (too low), ruled it out."""
-        if not self._changes or any(len(o.moves) != 1 or not o.moves[0].stacking
+        """Whether stacking plies (``options``, histories from the position) leave out a
+        stack of a mover's colour that changed clearly (at least ``CHANGE_MIN``) and more
+        than every landing of its colour they name: its height, read as it was before (too
+        low), ruled it out. Histories of several plies only when none is carried from an
+        earlier board (the latest changes speak for every ply since the position)."""
+        if not self._changes or any(not o.moves or not all(m.stacking for m in o.moves)
                                     for o in options):
             return False
-        landings = {o.moves[0].path[-1] for o in options}
-        colour = reading.colors.get(next(iter(landings)))
-        named = max(self._changes.get(c, 0.0) for c in landings)
-        left_out = [score for cell, score in self._changes.items()
-                    if cell not in landings and reading.colors.get(cell) == colour]
-        return bool(left_out) and max(left_out) >= max(CHANGE_MIN, named)
+        if self._open and any(len(o.moves) > 1 for o in options):
+            return False
+        named: Dict[Optional[str], float] = {}
+        touched = set()
+        for option in options:
+            for move in option.moves:
+                landing = move.path[-1]
+                colour = reading.colors.get(landing)
+                named[colour] = max(named.get(colour, float("-inf")),
+                                    self._changes.get(landing, 0.0))
+                touched.update((move.path[0], landing))
+        return any(cell not in touched and reading.colors.get(cell) in named and
+                   score >= max(CHANGE_MIN, named[reading.colors.get(cell)])
+                   for cell, score in self._changes.items())
 
     def _relies_on_doubt(self, cand: Candidate, reading: BoardReading) -> bool:
         """True when a stacking ply of ``cand`` starts from a cell still reading empty

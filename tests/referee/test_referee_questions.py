@@ -127,3 +127,19 @@ def test_a_capture_chain_the_camera_did_not_fully_see_points_at_its_two_ends():
     ref.observe(observe_placement(start.stacks(), "7x8", 0))
     asked = question(ref.observe(observe_placement(after.stacks(), "7x8", 1, occluded=("e7",))))
     assert asked.moves == ("c3xc5xe5xe7",) and asked.cells == ("e7", "c3")
+
+
+def test_two_plies_whose_second_landing_was_read_a_stone_low_are_still_offered():
+    # Red and Black each stacked before the board was still again. Black's landing e7 is
+    # read one stone high (as it was before), which rules out g8-e7; e7 changed clearly
+    # and no other black stack did: every pair the colours allow is weighed, and the
+    # true one is offered first.
+    ref, start = started()
+    after = apply(apply(start, "a1-c2"), "g8-e7")
+    obs = observe_placement(after.stacks(), "7x8", 1, heights=False,
+                            overrides={"e7": ("black", 1)})
+    scores = {cell: 0.0 for cell in obs.cells}
+    scores.update({"c2": 5.0, "e7": CHANGE_MIN + 13})
+    asked = question(ref.observe(dataclasses.replace(obs, changes=scores)))
+    assert asked.moves[0] == "a1-c2 g8-e7" and "c2" in asked.cells
+    assert ref.moves == []
