@@ -565,7 +565,7 @@ def hand_cells(reached: Sequence[str], side: str,
 
 def _ending_in_stacking(options: Sequence[Candidate]) -> bool:
     """Whether every option ends in a stacking ply (landed, nothing pending) after the
-    same earlier plies: the evidence of one board ranks only such a set."""
+    same earlier plies: the change of one board decides only among such a set."""
     if not options:
         return False
     first = options[0].tokens[:-1]
