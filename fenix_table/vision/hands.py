@@ -10,7 +10,10 @@ shows even when the arm has the face's own look (:func:`hidden_edge_lines`). Fro
 runs, the covered cells are those next to them and every cell reachable from them whose
 look fits none of empty, red and black.
 
-Motion is the change of the rectified board between consecutive frames, per cell.
+Motion is the change of the rectified board between consecutive frames, per cell, and
+along the margin strip: no stone is played there, so an arm crossing it shows there even
+when it changes the cells it reaches little (a light hand on a light board, over an edge
+cell's rim).
 """
 from __future__ import annotations
 
@@ -37,6 +40,8 @@ class HandConfig:
     arm_misfit: float = 7.0                    # an edge cell this far off is an arm's start...
     arm_cells: int = 3                         # ... when the misfit patch it starts has this many
     motion: float = 10.0                       # mean |change| of L over a cell centre: moving
+    margin_motion: float = 4.0                 # ... over a cell's stretch of the margin strip,
+                                               # above the strip's usual change: an arm
     line_beside: float = 0.15                  # outer grid line against the face this far out, cells
     line_lost: float = 0.3                     # line contrast below this share of the usual: hidden
     line_run: float = 1.4                      # ... along at least this many cells (a stone
@@ -213,3 +218,21 @@ def cell_motion(previous: np.ndarray, current: np.ndarray, width: int, height: i
     c = (np.arange(ppc) + 0.5) / ppc - 0.5
     centre = (np.hypot(*np.meshgrid(c, c)) <= 0.25).ravel()
     return blocks[:, centre].mean(axis=1)
+
+
+def margin_motion(previous: np.ndarray, current: np.ndarray, width: int, height: int, ppc: int,
+                  pad: int, cfg: HandConfig = DEFAULT_HANDS) -> float:
+    """The largest mean absolute change of L over a one-cell stretch of the margin strip
+    (``cfg.band``, beyond the outer grid line) between two rectified L images of the same
+    calibration, less the median over all stretches (a change of the room's light or the
+    camera's exposure changes every stretch alike; an arm, a few)."""
+    diff = np.abs(current.astype(np.float32) - previous.astype(np.float32))[..., None]
+    stretches = []
+    for strip in _strips(diff, width, height, ppc, pad, cfg.band).values():
+        along = strip[..., 0].mean(axis=0)
+        n = len(along) // ppc
+        stretches.append(along[:n * ppc].reshape(n, ppc).mean(axis=1))
+    if not stretches:
+        return 0.0
+    every = np.concatenate(stretches)
+    return float(every.max() - np.median(every))

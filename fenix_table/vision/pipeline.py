@@ -33,7 +33,7 @@ from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
 from .colour import CLASSES, layout_labels
 from .evidence import pointed_at, shadow_direction, stack_changes, stack_growth
-from .hands import cell_motion
+from .hands import cell_motion, margin_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
 
@@ -187,8 +187,15 @@ class Vision:
         moving = False
         if self.previous_L is not None and self.previous_L.shape == L.shape:
             width, height = dimensions(self.calibration.board)
-            change = cell_motion(self.previous_L, L, width, height, self.reader.last.ppc, self.reader.last.pad)
+            ppc, pad = self.reader.last.ppc, self.reader.last.pad
+            change = cell_motion(self.previous_L, L, width, height, ppc, pad)
             moving = bool((change > self.motion_threshold).any())
+            # A still run's frames must agree along the margin too: an arm reaching in
+            # that the hand check missed breaks the run (the first frame of a run may
+            # differ there from the last with a hand: that hand has gone).
+            moving = moving or bool(self.filter.window) and margin_motion(
+                self.previous_L, L, width, height, ppc, pad, self.config.hands) > \
+                self.config.hands.margin_motion
         self.previous_L = L.copy()
         self._last = (obs, moving)
         if obs.hand and obs.occluded_cells:

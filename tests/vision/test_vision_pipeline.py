@@ -176,3 +176,42 @@ def test_where_the_hand_pointed_is_worked_out_apart_from_the_change_measures(mon
     assert first - 1 in ran and "pointed_at" in ran[first - 1]
     assert stables[first].pointed == ran[first - 1]["pointed_at"] is not None
     assert stables[first].shadow == ran[first - 1]["shadow_direction"]
+
+
+def test_an_arm_the_hand_check_misses_breaks_a_still_run_where_it_crosses_the_margin():
+    # A light hand reaching over a light board's edge hardly changes the cells it reaches
+    # and has the margin's own look; the margin strip still changes where it crosses.
+    import cv2
+
+    rng = np.random.default_rng(4)
+    scene = SceneParams(yaw_deg=200.0, tilt_deg=5.0, light_color=(0.8, 0.95, 1.1),
+                        board_color=(0.6, 0.7, 0.8), line_color=(0.15, 0.15, 0.15))
+    start = Position.start("7x8").stacks()
+    frames = [render_frame(start, "7x8", scene, rng)[0] for _ in range(4)]
+    vision = Vision(stable_frames=2)
+    results = [vision.process(f, i) for i, f in enumerate(frames[:3])]
+    assert results[2].stable is not None
+    # The margin beyond rank 1, files c to e, a tenth lighter: no cell changes.
+    strip = vision.calibration.to_image([(2.0, -0.3), (5.0, -0.3), (5.0, -0.05), (2.0, -0.05)])
+    mask = np.zeros(frames[3].shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(strip).astype(np.int32)], 1)
+    reached = frames[3].astype(np.float32)
+    reached[mask == 1] *= 1.12
+    crossing = vision.process(np.clip(reached, 0, 255).astype(np.uint8), 3)
+    assert not crossing.observation.hand
+    assert crossing.status == "moving" and crossing.stable is None
+    # The arm gone, the board is still again.
+    after = [vision.process(render_frame(start, "7x8", scene, rng)[0], i) for i in (4, 5)]
+    assert after[1].stable is not None
+
+
+def test_margin_motion_is_an_arms_stretch_not_the_rooms_light():
+    from fenix_table.vision.hands import margin_motion
+
+    ppc, pad, width, height = 32, 16, 7, 8
+    before = np.full((height * ppc + 2 * pad, width * ppc + 2 * pad), 120, np.uint8)
+    lighter = before + np.uint8(9)                     # the room's light or the exposure
+    assert margin_motion(before, lighter, width, height, ppc, pad) < 1.0
+    arm = before.copy()
+    arm[1:pad - 1, pad + 2 * ppc:pad + 4 * ppc] = 135   # across two cells' stretch
+    assert margin_motion(before, arm, width, height, ppc, pad) > 10.0
