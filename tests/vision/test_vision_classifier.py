@@ -246,3 +246,25 @@ def test_distillation_is_nothing_when_the_net_reads_as_its_teacher_and_grows_as_
     near = float(distillation(torch, teacher + torch.tensor([[0.0, 1.0, 0.0]]), teacher))
     far = float(distillation(torch, teacher + torch.tensor([[0.0, 4.0, 0.0]]), teacher))
     assert 0 < near < far
+
+
+def test_interpolated_weights_run_from_the_start_to_the_trained_net():
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import interpolated, make_net
+    torch.manual_seed(0)
+    start, trained = make_net("plain").state_dict(), make_net("plain").state_dict()
+    for share in (0.0, 0.5, 1.0):
+        mixed = interpolated(start, trained, share)
+        for k in start:
+            assert torch.allclose(mixed[k], start[k] + share * (trained[k] - start[k]), atol=1e-6)
+    assert all(torch.equal(v, start[k]) for k, v in interpolated(start, trained, 0.0).items())
+    with pytest.raises(ValueError):
+        interpolated(start, make_net("separable").state_dict(), 0.5)
+
+
+def test_interpolating_needs_the_weights_it_starts_from(tmp_path):
+    pytest.importorskip("torch")
+    from fenix_tools.cnn.train import main
+    with pytest.raises(SystemExit) as stop:
+        main(["--root", str(tmp_path), "--interpolate", "0.5"])
+    assert stop.value.code == 2
