@@ -135,17 +135,27 @@ def test_hand_tip_none_is_the_old_hand():
     assert np.array_equal(a, b)
 
 
-def test_ply_frames_hand_ends_over_landing_cell_from_movers_side():
+def _plies_shown(plies, battle_plies, still_frames, **shown):
+    """A random 7x8 game's first ``plies`` plies shown by ``ply_frames`` (three hand
+    frames, then ``still_frames`` still ones, as ``shown`` asks): per ply, the move, the
+    game after it, the hand frames and the still frames, each a (picture, truth) pair."""
     camera, table = _table(board="7x8", seed=5, noise=0.0)
     rng = random.Random(3)
     game = Game(Position.start("7x8"))
-    for move in random_game("7x8", rng, battle_plies=6)[:14]:
+    for move in random_game("7x8", rng, battle_plies=battle_plies)[:plies]:
         side = game.position.side
-        frames = list(ply_frames(camera, table, move, side, rng, hand_frames=3, still_frames=3))
+        frames = list(ply_frames(camera, table, move, side, rng, hand_frames=3,
+                                 still_frames=still_frames, **shown))
         game.push(move)
-        assert len(frames) == 6
+        assert len(frames) == 3 + still_frames
         hands, stills = frames[:3], frames[3:]
         assert all(t.hand for _, t in hands) and not any(t.hand for _, t in stills)
+        yield move, game, hands, stills
+    assert table.placement() == game.position.stacks()
+
+
+def test_ply_frames_hand_ends_over_landing_cell_from_movers_side():
+    for move, game, hands, stills in _plies_shown(14, battle_plies=6, still_frames=3):
         last = hands[-1][1]
         x, y = last.cell_centres[move.to_cell]
         assert last.hand_mask[int(round(y)), int(round(x))] > 0, move
@@ -153,29 +163,21 @@ def test_ply_frames_hand_ends_over_landing_cell_from_movers_side():
         assert hands[0][1].placement == game.positions[-2].stacks()
         assert all(np.array_equal(stills[0][0], f) for f, _ in stills[1:])
         assert stills[0][1].placement == game.position.stacks()
-    assert table.placement() == game.position.stacks()
 
 
 def test_ply_frames_withdrawing_shows_the_hand_pulling_back_last():
-    camera, table = _table(board="7x8", seed=5, noise=0.0)
-    rng = random.Random(3)
-    game = Game(Position.start("7x8"))
-    for move in random_game("7x8", rng, battle_plies=0)[:4]:
-        side = game.position.side
-        frames = list(ply_frames(camera, table, move, side, rng, hand_frames=3, still_frames=2,
-                                 withdrawing=1))
-        game.push(move)
-        assert len(frames) == 5
-        hands, stills = frames[:3], frames[3:]
-        assert all(t.hand for _, t in hands) and not any(t.hand for _, t in stills)
+    for move, game, hands, stills in _plies_shown(4, battle_plies=0, still_frames=2,
+                                                  withdrawing=1):
         over, back = hands[1][1], hands[2][1]
         x, y = over.cell_centres[move.to_cell]
         assert over.hand_mask[int(round(y)), int(round(x))] > 0, move
         assert over.placement == back.placement == game.position.stacks()
         # Pulled back: the hand covers less of the board than over the landing.
         assert (back.hand_mask > 0).sum() != (over.hand_mask > 0).sum()
+    camera, table = _table(board="7x8", seed=5, noise=0.0)
     with pytest.raises(ValueError):
-        list(ply_frames(camera, table, move, side, rng, hand_frames=2, withdrawing=2))
+        list(ply_frames(camera, table, move, game.position.side, random.Random(3),
+                        hand_frames=2, withdrawing=2))
 
 
 def test_withdrawal_tips_pull_back_towards_the_player_or_to_a_side():
