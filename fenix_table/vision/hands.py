@@ -226,10 +226,13 @@ def margin_motion(previous: np.ndarray, current: np.ndarray, width: int, height:
     (``cfg.band``, beyond the outer grid line) between two rectified L images of the same
     calibration, less the median over all stretches (a change of the room's light or the
     camera's exposure changes every stretch alike; an arm, a few)."""
-    diff = np.abs(current.astype(np.float32) - previous.astype(np.float32))[..., None]
+    before = _strips(previous[..., None], width, height, ppc, pad, cfg.band)
+    after = _strips(current[..., None], width, height, ppc, pad, cfg.band)
     stretches = []
-    for strip in _strips(diff, width, height, ppc, pad, cfg.band).values():
-        along = strip[..., 0].mean(axis=0)
+    for side, strip in after.items():
+        # Only the strips' pixels: the whole frame's change is cell_motion's.
+        along = np.abs(strip[..., 0].astype(np.float32)
+                       - before[side][..., 0].astype(np.float32)).mean(axis=0)
         n = len(along) // ppc
         stretches.append(along[:n * ppc].reshape(n, ppc).mean(axis=1))
     if not stretches:
