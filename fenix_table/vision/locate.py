@@ -76,6 +76,9 @@ class LocateConfig:
     same_grid: float = 0.1           # candidates whose corners lie within this share of a cell: one grid
     closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too,
     closer_margin: float = 2.5       # ... in the frame this many cells round the first grid
+    second_look_fit: float = 0.40    # a grid only the search at twice the size finds fits this well
+                                     # there at least (a board's lines are crisp there; a tiled table's
+                                     # grout, refused at the work size, fits loosely)
     min_line: float = 0.3            # a board: its least visible line shows along this share at least
                                      # near the crossings (its median line halfway between them),
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
@@ -1706,6 +1709,8 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         if max(h, w) > 1.3 * config.work_size:
             gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
             best = _search(frame_bgr, gray, scale, faces, config.kernel, config)
+            if best is not None and best[0] < config.second_look_fit:
+                best = None
         else:
             best = _search(frame_bgr, gray, scale, faces, 5, config)
     if best is None:
