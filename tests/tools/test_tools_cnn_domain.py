@@ -1,5 +1,7 @@
 """The cell CNN's domain-generalisation augmentations: they change the looks of a batch,
 never its shape or its labels, and a seed gives the same batch."""
+import copy
+
 import pytest
 
 from fenix_table.vision.classifier import PATCH
@@ -85,6 +87,11 @@ def test_mixstyle_mixes_only_patches_of_one_class_and_only_in_training():
     assert not torch.allclose(mixed[:11], plain[:11], atol=1e-3)
     net.eval()
     assert torch.equal(net(x)[0].detach(), plain)
+    # Unhooked, the net exports (it is copied whole) and reads as if never hooked.
+    mix.detach()
+    net.train()
+    assert torch.equal(copy.deepcopy(net)(x)[0].detach(), net(x)[0].detach())
+    assert torch.allclose(net(x)[0].detach(), plain)
     # Off (share 0): never mixed.
     off = MixStyle(torch, 0.0)
     off.batch(y)

@@ -363,9 +363,13 @@ class MixStyle:
 
     def attach(self, net):
         """Hook the first two layers' outputs (after their ReLUs)."""
-        for layer in (net.body[1], net.body[3]):
-            layer.register_forward_hook(self.hook)
+        self.handles = [layer.register_forward_hook(self.hook) for layer in (net.body[1], net.body[3])]
         return self
+
+    def detach(self):
+        """Unhook: the net as it is exported."""
+        for handle in self.handles:
+            handle.remove()
 
     def batch(self, labels):
         """Before each training batch: its labels, and whether it is mixed."""
@@ -657,6 +661,8 @@ def main(argv: Sequence[str] = ()) -> int:
                     "epoch": epoch, "rng": torch.get_rng_state()},
                    os.path.join(ckdir, f"{tag}-{epoch:03d}.pt"))
     net.eval()
+    if mix is not None:
+        mix.detach()
     if args.interpolate != 1.0:
         net.load_state_dict(interpolated(start, net.state_dict(), args.interpolate))
         print(f"interpolated {args.interpolate:g} of the way from --init: " + error_line(torch, net, "held-out generated", Xh, yh)
