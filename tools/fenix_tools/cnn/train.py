@@ -286,97 +286,6 @@ def augment(torch, x):
     return x
 
 
-def rand_conv(torch, x, share: float):
-    """In a ``share`` of batches, the net's input mixed with itself through a random
-    convolution (Xu et al., "Robust and generalizable visual representation learning via
-    random convolutions", ICLR 2021): a 1x1 to 7x7 filter over the three channels with
-    random weights, mixed in by a random amount. Other textures, edges and colour
-    mixtures than any renderer's, so that the net leans on what every renderer shares."""
-    if share <= 0 or float(torch.rand(())) >= share:
-        return x
-    k = int((1, 3, 5, 7)[int(torch.randint(0, 4, ()))])
-    w = torch.randn(3, 3, k, k) / float(np.sqrt(3 * k * k))
-    out = torch.nn.functional.conv2d(x, w, padding=k // 2)
-    # Keep the input's spread per channel: the filter changes texture and colour, not scale.
-    out = out * (x.std(dim=(0, 2, 3), keepdim=True) / (out.std(dim=(0, 2, 3), keepdim=True) + 1e-6))
-    a = torch.rand(())
-    return a * x + (1 - a) * out
-
-
-def tone_curves(torch, x, share: float):
-    """A ``share`` of the patches with their own random tone curve per channel of the net's
-    input (lightness and the two colour axes, all relative to the board): a gain, a power
-    on the distance from the board's colour and an offset, the looks another camera's
-    development or another renderer's shading give the same stone."""
-    if share <= 0:
-        return x
-    n = len(x)
-    pick = (torch.rand(n, 1, 1, 1) < share).float()
-    gain = torch.exp(0.25 * torch.randn(n, 3, 1, 1))
-    power = torch.exp(0.25 * torch.randn(n, 3, 1, 1))
-    offset = 0.15 * torch.randn(n, 3, 1, 1)
-    curved = torch.sign(x) * x.abs().clamp_min(1e-6) ** power * gain + offset
-    return pick * curved + (1 - pick) * x
-
-
-def shifted(torch, x, pixels: int):
-    """Every patch moved by up to ``pixels`` each way (the edge pixels repeated): stones
-    further off their cells' centres, and grids further off, than the examples show."""
-    if pixels <= 0:
-        return x
-    n, _, h, w = x.shape
-    padded = torch.nn.functional.pad(x, (pixels,) * 4, mode="replicate")
-    dy = torch.randint(0, 2 * pixels + 1, (n,))
-    dx = torch.randint(0, 2 * pixels + 1, (n,))
-    rows = (dy[:, None] + torch.arange(h)[None])[:, None, :, None].expand(n, 3, h, w + 2 * pixels)
-    cols = (dx[:, None] + torch.arange(w)[None])[:, None, None, :].expand(n, 3, h, w)
-    return padded.gather(2, rows).gather(3, cols)
-
-
-class MixStyle:
-    """Feature statistics mixed between patches in training (Zhou et al., "Domain
-    generalization with MixStyle", ICLR 2021): after the layers it hooks, in a ``share``
-    of batches, every patch's per-channel mean and spread are moved a random part of the
-    way toward another patch's of the same class, often from another room or renderer:
-    the room's style changes, the class's look (a black stone's darkness) does not."""
-
-    def __init__(self, torch, share: float, alpha: float = 0.1):
-        self.torch, self.share = torch, share
-        self.beta = torch.distributions.Beta(alpha, alpha)
-        self.labels = None
-        self.on = False
-
-    def hook(self, module, inputs, output):
-        torch = self.torch
-        if not (module.training and self.on):
-            return output
-        n = len(output)
-        mu = output.mean(dim=(2, 3), keepdim=True).detach()
-        sig = (output.var(dim=(2, 3), keepdim=True) + 1e-6).sqrt().detach()
-        normed = (output - mu) / sig
-        partner = torch.arange(n)
-        for c in torch.unique(self.labels):
-            idx = torch.nonzero(self.labels == c).flatten()
-            partner[idx] = idx[torch.randperm(len(idx))]
-        lam = self.beta.sample((n, 1, 1, 1))
-        return normed * (lam * sig + (1 - lam) * sig[partner]) + lam * mu + (1 - lam) * mu[partner]
-
-    def attach(self, net):
-        """Hook the first two layers' outputs (after their ReLUs)."""
-        self.handles = [layer.register_forward_hook(self.hook) for layer in (net.body[1], net.body[3])]
-        return self
-
-    def detach(self):
-        """Unhook: the net as it is exported."""
-        for handle in self.handles:
-            handle.remove()
-
-    def batch(self, labels):
-        """Before each training batch: its labels, and whether it is mixed."""
-        self.labels = labels
-        self.on = self.share > 0 and float(self.torch.rand(())) < self.share
-
-
 def distillation(torch, logits, teacher_logits, T: float = 2.0):
     """How far the net's readings are from the teacher's, both softened at temperature
     ``T`` (the KL divergence, times T squared so its gradients keep their scale): the
@@ -523,20 +432,6 @@ def error_line(torch, net, label: str, X: np.ndarray, y: np.ndarray) -> str:
     return f"{label} {100 * (guess != y).mean():.3f}% of {len(y)} ({miss} black read as empty)"
 
 
-# The domain-generalisation options, their defaults (off) and checkpoint tags.
-_DOMAIN = (("randconv", 0.0, "rc"), ("tone", 0.0, "tc"), ("shift", 0, "sh"), ("mixstyle", 0.0, "ms"),
-           ("smooth", 0.0, "ls"), ("weight_decay", 1e-5, "wd"))
-
-
-def domain_tag(args) -> str:
-    return "".join(f"-{tag}{getattr(args, name):g}" for name, off, tag in _DOMAIN if getattr(args, name) != off)
-
-
-def domain_options(args) -> str:
-    return "".join(f"--{name.replace('_', '-')} {getattr(args, name):g} "
-                   for name, off, _ in _DOMAIN if getattr(args, name) != off)
-
-
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description="train, calibrate and export the cell CNN")
     parser.add_argument("--root", default=ROOT)
@@ -552,12 +447,6 @@ def main(argv: Sequence[str] = ()) -> int:
                         help="share of the relit frames also seen through another camera (camera)")
     parser.add_argument("--pbr-every", type=int, default=5,
                         help="every this many physically based train rooms one is held out (0: none)")
-    parser.add_argument("--randconv", type=float, default=0.0, help="share of batches through a random convolution (rand_conv)")
-    parser.add_argument("--tone", type=float, default=0.0, help="share of patches given random tone curves (tone_curves)")
-    parser.add_argument("--shift", type=int, default=0, help="patches moved by up to this many pixels (shifted)")
-    parser.add_argument("--mixstyle", type=float, default=0.0, help="share of batches whose feature statistics are mixed (MixStyle)")
-    parser.add_argument("--smooth", type=float, default=0.0, help="label smoothing")
-    parser.add_argument("--weight-decay", type=float, default=1e-5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init", help="start from this checkpoint's weights (fine-tuning)")
     parser.add_argument("--interpolate", type=float, default=1.0,
@@ -604,8 +493,7 @@ def main(argv: Sequence[str] = ()) -> int:
         net.eval()
         print(error_line(torch, net, "before: held-out generated", Xh, yh) + ", "
               + error_line(torch, net, "physically based", Xp, yp), flush=True)
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=args.weight_decay)
-    mix = MixStyle(torch, args.mixstyle).attach(net) if args.mixstyle > 0 else None
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
     ckdir = os.path.join(args.root, "checkpoints")
     os.makedirs(ckdir, exist_ok=True)
@@ -615,7 +503,7 @@ def main(argv: Sequence[str] = ()) -> int:
         teacher.load_state_dict(torch.load(args.teacher)["net"])
         teacher.eval().requires_grad_(False)
     tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
-           + (f"-cam{args.camera:g}" if args.camera else "") + domain_tag(args)
+           + (f"-cam{args.camera:g}" if args.camera else "")
            + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
            + (f"-ft-{os.path.splitext(os.path.basename(args.init))[0]}-lr{args.lr:g}" if args.init else ""))
     first = 0
@@ -633,19 +521,15 @@ def main(argv: Sequence[str] = ()) -> int:
         X, y = epoch_inputs(args.seed, epoch, sim, pbr, args.sim_share, args.sim_relit, args.pbr_copies, args.camera)
         # Classes weighted toward balance: black stones are the rarest and the hardest.
         weight = torch.tensor(len(y) / (3.0 * np.bincount(y, minlength=3)), dtype=torch.float32) ** 0.5
-        loss_fn = torch.nn.CrossEntropyLoss(weight=weight, label_smoothing=args.smooth)
+        loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
         net.train()
         order = torch.randperm(len(y)).numpy()
         total = 0.0
         for i in range(0, len(order), batch):
             idx = order[i:i + batch]
-            yb = torch.from_numpy(y[idx])
-            xb = augment(torch, torch.from_numpy(X[idx].astype(np.float32)))
-            xb = rand_conv(torch, tone_curves(torch, shifted(torch, xb, args.shift), args.tone), args.randconv).contiguous()
-            if mix is not None:
-                mix.batch(yb)
+            xb = augment(torch, torch.from_numpy(X[idx].astype(np.float32))).contiguous()
             logits = net(xb)[0]
-            loss = loss_fn(logits, yb)
+            loss = loss_fn(logits, torch.from_numpy(y[idx]))
             if teacher is not None:
                 loss = (1 - args.kd) * loss + args.kd * distillation(torch, logits, teacher(xb)[0])
             opt.zero_grad()
@@ -661,8 +545,6 @@ def main(argv: Sequence[str] = ()) -> int:
                     "epoch": epoch, "rng": torch.get_rng_state()},
                    os.path.join(ckdir, f"{tag}-{epoch:03d}.pt"))
     net.eval()
-    if mix is not None:
-        mix.detach()
     if args.interpolate != 1.0:
         net.load_state_dict(interpolated(start, net.state_dict(), args.interpolate))
         print(f"interpolated {args.interpolate:g} of the way from --init: " + error_line(torch, net, "held-out generated", Xh, yh)
@@ -677,7 +559,7 @@ def main(argv: Sequence[str] = ()) -> int:
         init += f"--interpolate {args.interpolate:g} "
     note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
-            + (f"--camera {args.camera} " if args.camera else "") + domain_options(args)
+            + (f"--camera {args.camera} " if args.camera else "")
             + f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
             + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
     export(torch, net, T, args.out, args.head_out, note)
