@@ -100,13 +100,12 @@ def _done(out_dir: str, name: str) -> bool:
     return all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in (".jpg", ".json"))
 
 
-def make_rooms(split: str, room_ids: Sequence[int], root: str, *, python: str, spp: int, scale: float,
-               size: Tuple[int, int] = (1280, 960), threads: int = 1, log=print) -> int:
-    """Render the missing frames of ``room_ids`` (one Blender process for them all) into
-    ``root/frames/split``; returns how many were made."""
+def pending(split: str, room_ids: Sequence[int], root: str, *, spp: int, scale: float,
+            size: Tuple[int, int] = (1280, 960), threads: int = 1) -> Tuple[List[Dict], List[tuple]]:
+    """The scene specs of the frames of ``room_ids`` not yet in ``root/frames/split``, and
+    what developing each needs; the rooms' printed faces are written to ``root/work``."""
     out_dir = os.path.join(root, "frames", split)
     work = os.path.join(root, "work", split)
-    os.makedirs(out_dir, exist_ok=True)
     os.makedirs(work, exist_ok=True)
     jobs, todo = [], []
     for room_id in room_ids:
@@ -122,8 +121,19 @@ def make_rooms(split: str, room_ids: Sequence[int], root: str, *, python: str, s
                                    seed=noise_seed, scale=scale, threads=threads))
             stage = frame["stage"] if frame["stage"] != "same" else frames[1][0]["stage"]
             todo.append((room, frame, placement, hand, noise_seed, film, stage, room_id))
+    return jobs, todo
+
+
+def make_rooms(split: str, room_ids: Sequence[int], root: str, *, python: str, spp: int, scale: float,
+               size: Tuple[int, int] = (1280, 960), threads: int = 1, log=print) -> int:
+    """Render the missing frames of ``room_ids`` (one Blender process for them all) into
+    ``root/frames/split``; returns how many were made."""
+    out_dir = os.path.join(root, "frames", split)
+    os.makedirs(out_dir, exist_ok=True)
+    jobs, todo = pending(split, room_ids, root, spp=spp, scale=scale, size=size, threads=threads)
     if not jobs:
         return 0
+    work = os.path.join(root, "work", split)
     jobs_path = os.path.join(work, f"jobs-{room_ids[0]:010d}.json")
     with open(jobs_path, "w") as fh:
         json.dump(jobs, fh)
