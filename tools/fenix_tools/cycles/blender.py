@@ -336,11 +336,9 @@ def add_light(i, spec):
     kind = spec["kind"]
     data = bpy.data.lights.new(f"light{i}", {"point": "POINT", "spot": "SPOT", "area": "AREA", "sun": "SUN"}[kind])
     data.color = spec["rgb"]
+    data.energy = spec["power"]
     if kind == "sun":
-        data.energy = spec["power"]
         data.angle = math.radians(spec["size"])
-    else:
-        data.energy = spec["power"]
     if kind in ("point", "spot"):
         data.shadow_soft_size = spec["size"]
     if kind == "spot":

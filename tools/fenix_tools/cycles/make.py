@@ -37,7 +37,7 @@ from fenix_tools.pbr.make import count_frames, plan, status, truth_of
 from fenix_tools.pbr.scene import Capsule, draw_hand, game_position, lay_stones
 
 from . import develop
-from .room import SPLITS, CyclesRoom, draw_family, draw_room, scene_spec, skin, write_face
+from .room import SPLITS, draw_family, draw_room, film, scene_spec, skin, write_face
 
 DEFAULT_ROOT = "/work/data/cycles"
 SPLIT_BASE = {"train": 3_000_000_000, "tune": 4_000_000_000}
@@ -116,11 +116,11 @@ def pending(split: str, room_ids: Sequence[int], root: str, *, spp: int, scale: 
         for frame, placement, stones, hand, hand_look, noise_seed in frames:
             if _done(out_dir, frame["name"]):
                 continue
-            film = os.path.join(work, frame["name"] + ".npy")
-            jobs.append(scene_spec(room, stones, hand, hand_look, face_png=face, out=film, samples=spp,
+            film_path = os.path.join(work, frame["name"] + ".npy")
+            jobs.append(scene_spec(room, stones, hand, hand_look, face_png=face, out=film_path, samples=spp,
                                    seed=noise_seed, scale=scale, threads=threads))
             stage = frame["stage"] if frame["stage"] != "same" else frames[1][0]["stage"]
-            todo.append((room, frame, placement, hand, noise_seed, film, stage, room_id))
+            todo.append((room, frame, placement, hand, noise_seed, film_path, stage, room_id))
     return jobs, todo
 
 
@@ -143,12 +143,12 @@ def make_rooms(split: str, room_ids: Sequence[int], root: str, *, python: str, s
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     blender_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     made = 0
-    for room, frame, placement, hand, noise_seed, film, stage, room_id in todo:
+    for room, frame, placement, hand, noise_seed, film_path, stage, room_id in todo:
         t0 = time.process_time()
-        linear = develop.distort(np.load(film).astype(np.float32), room.camera, _pad(room, scale), scale)
+        linear = develop.distort(np.load(film_path).astype(np.float32), room.camera, film(room, scale)[2:], scale)
         jpeg = develop.develop(linear, room.camera_look, np.random.default_rng(noise_seed))
         truth = truth_of(room, placement, hand, split=split, room_id=room_id, stage=stage)
-        with open(film + ".seconds") as fh:
+        with open(film_path + ".seconds") as fh:
             render_cpu = float(fh.read())
         truth.update(name=frame["name"], renderer=f"cycles {_version(python)}", spp=spp,
                      render_scale=scale, render_seconds=round(render_cpu + time.process_time() - t0, 2))
@@ -160,20 +160,14 @@ def make_rooms(split: str, room_ids: Sequence[int], root: str, *, python: str, s
         with open(path + ".json.part", "w") as fh:
             json.dump(truth, fh, indent=1)
         os.replace(path + ".json.part", path + ".json")
-        os.remove(film)
-        os.remove(film + ".seconds")
+        os.remove(film_path)
+        os.remove(film_path + ".seconds")
         made += 1
         log(f"{frame['name']}: {room.board} {room.family.name} {stage}{' hand' if hand else ''} "
             f"render {render_cpu:.1f} s CPU")
     os.remove(jobs_path)
     log(f"batch of {made} frames: Blender process {blender_cpu:.1f} s CPU in all")
     return made
-
-
-def _pad(room: CyclesRoom, scale: float) -> Tuple[int, int]:
-    from .room import film
-
-    return film(room, scale)[2:]
 
 
 _VERSIONS: Dict[str, str] = {}

@@ -493,7 +493,7 @@ def scene_spec(room: CyclesRoom, stones: Sequence[Disc], hand: Sequence[Capsule]
         "lights": room.lights,
         "board": {"image": face_png, "origin": [-ml, -mb], "size": [cols + ml + mr, rows + mb + mt],
                   "thickness": room.thickness, "edge_rgb": room.edge_rgb, **room.board_finish},
-        "table": {**room.table, "pattern": room.table["pattern"]},
+        "table": room.table,
         "stone_shape": {"radius": room.look.radius, "thickness": room.look.thickness,
                         "bevel": room.look.bevel, "dome": room.look.dome},
         "stone_materials": room.materials,
