@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m compileall -q fenix_table
 	touch $(STAMP)
 
-.PHONY: install demo play test bench colour-model recording
+.PHONY: install demo play test bench colour-model recording cycles-venv
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -47,3 +47,11 @@ colour-model: $(STAMP)
 # Render the bundled demo recording again from its script.json (deterministic).
 recording: $(STAMP)
 	PYTHONPATH=tools $(VENV)/bin/python -m fenix_tools.make_recording
+
+# The venv with Blender's bpy that fenix_tools.cycles renders with (see tools/README.md);
+# bpy needs Python 3.11 and numpy < 2, so it is kept apart from .venv.
+cycles-venv: .venv-cycles/.installed
+.venv-cycles/.installed: tools/fenix_tools/cycles/requirements.txt
+	python3.11 -m venv .venv-cycles
+	.venv-cycles/bin/pip install --quiet -r tools/fenix_tools/cycles/requirements.txt
+	touch .venv-cycles/.installed
