@@ -33,6 +33,7 @@ trains on, for tuning the reader (so never held out).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -107,6 +108,17 @@ class Tally:
     def breakdown(self) -> str:
         pct = lambda a, b: 100.0 * a / b if b else float("nan")
         return "; ".join(f"{k} {e}/{n} ({pct(e, n):.2f}%)" for k, (e, n) in sorted(self.by.items()))
+
+
+def renderer_of(split: str, root: Optional[str]) -> str:
+    """Which renderer made the split's frames, from its first frame's truth: the Mitsuba 3
+    family (:mod:`fenix_tools.pbr`) or Blender Cycles (:mod:`fenix_tools.cycles`)."""
+    names = dataset.names(split, root)
+    if not names:
+        return "no frames"
+    with open(os.path.join(dataset.frame_dir(split, root), names[0] + ".json"), encoding="utf-8") as fh:
+        made_by = json.load(fh).get("renderer", "mitsuba")
+    return "Blender Cycles" if made_by.startswith("cycles") else "Mitsuba 3"
 
 
 def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[Tuple[float, float]]) -> Optional[Calibration]:
@@ -230,13 +242,14 @@ def main(argv: Sequence[str] = ()) -> int:
                   + (["--root", args.root] if args.root else []))
     import cv2
     cv2.setNumThreads(1)    # the time budget is for one core
+    renderer = renderer_of(args.split, args.root)
     if args.split == "train":
         r = run_locate("train", args.root)
         t = r["tallies"]
         if not t["clear"]["frames"] + t["hand"]["frames"]:
             print(f"no train frames under {dataset.frame_dir('train', args.root)}", file=sys.stderr)
             return 2
-        print(f"physically based renders (Mitsuba 3), train split (tuned on, not held out): "
+        print(f"physically based renders ({renderer}), train split (tuned on, not held out): "
               f"{t['clear']['frames'] + t['hand']['frames']} frames ({t['hand']['frames']} with a hand)")
         print_locate(r)
         print_times(r["times"])
@@ -249,7 +262,7 @@ def main(argv: Sequence[str] = ()) -> int:
     t = r["tallies"]
     c, h = t["clear"], t["hand"]
     kind = "held-out" if args.split == "eval" else "tuning (not held out)"
-    print(f"physically based renders (Mitsuba 3), {args.split} split: {r['rooms']} rooms, "
+    print(f"physically based renders ({renderer}), {args.split} split: {r['rooms']} rooms, "
           f"{c['frames'] + h['frames']} frames ({h['frames']} with a hand), {len(r['families'])} {kind} families")
     print_locate(r)
     print(r["plain"].line("out of the box (own located grid)"))

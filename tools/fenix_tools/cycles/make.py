@@ -33,7 +33,7 @@ import numpy as np
 
 from fenix_table.board import dimensions
 
-from fenix_tools.pbr.make import count_frames, plan, status, truth_of
+from fenix_tools.pbr.make import count_frames, plan, status, truth_of, write_frame
 from fenix_tools.pbr.scene import Capsule, draw_hand, game_position, lay_stones
 
 from . import develop
@@ -152,14 +152,7 @@ def make_rooms(split: str, room_ids: Sequence[int], root: str, *, python: str, s
             render_cpu = float(fh.read())
         truth.update(name=frame["name"], renderer=f"cycles {_version(python)}", spp=spp,
                      render_scale=scale, render_seconds=round(render_cpu + time.process_time() - t0, 2))
-        path = os.path.join(out_dir, frame["name"])
-        # Picture first, truth last: a frame counts as made once its JSON is there.
-        with open(path + ".jpg.part", "wb") as fh:
-            fh.write(jpeg)
-        os.replace(path + ".jpg.part", path + ".jpg")
-        with open(path + ".json.part", "w") as fh:
-            json.dump(truth, fh, indent=1)
-        os.replace(path + ".json.part", path + ".json")
+        write_frame(out_dir, frame["name"], jpeg, truth)
         os.remove(film_path)
         os.remove(film_path + ".seconds")
         made += 1

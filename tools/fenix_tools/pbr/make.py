@@ -130,18 +130,23 @@ def make_room(split: str, room_id: int, out_dir: str, *, spp: int, log=print,
         truth = truth_of(room, placement, hand, split=split, room_id=room_id, stage=stage)
         truth.update(name=frame["name"], renderer=f"mitsuba {render.mitsuba().__version__} {render.variant()}",
                      spp=spp, render_seconds=round(time.time() - t0, 2))
-        path = os.path.join(out_dir, frame["name"])
-        # Picture first, truth last: a frame counts as made once its JSON is there.
-        with open(path + ".jpg.part", "wb") as fh:
-            fh.write(jpeg)
-        os.replace(path + ".jpg.part", path + ".jpg")
-        with open(path + ".json.part", "w") as fh:
-            json.dump(truth, fh, indent=1)
-        os.replace(path + ".json.part", path + ".json")
+        write_frame(out_dir, frame["name"], jpeg, truth)
         made += 1
         log(f"{frame['name']}: {board} {family.name} {stage}{' hand' if hand else ''} "
             f"{truth['render_seconds']:.1f} s")
     return made
+
+
+def write_frame(out_dir: str, name: str, jpeg: bytes, truth: Dict) -> None:
+    """``NAME.jpg`` and ``NAME.json`` in ``out_dir``, each written whole before it takes its
+    name: picture first, truth last, so a frame counts as made once its JSON is there."""
+    path = os.path.join(out_dir, name)
+    with open(path + ".jpg.part", "wb") as fh:
+        fh.write(jpeg)
+    os.replace(path + ".jpg.part", path + ".jpg")
+    with open(path + ".json.part", "w") as fh:
+        json.dump(truth, fh, indent=1)
+    os.replace(path + ".json.part", path + ".json")
 
 
 def count_frames(out_dir: str) -> int:
