@@ -58,7 +58,12 @@ def test_a_room_renders_and_reads_back(tmp_path):
     root = str(tmp_path)
     args = ["--split", "tune", "--count", "1", "--seed", "1", "--root", root, "--size", "320x240",
             "--spp", "4", "--scale", "0.5", "--python", BPY]
+    # A file of someone else's in the work folder outlives the run; the run's own are gone.
+    work = tmp_path / "work" / "tune"
+    work.mkdir(parents=True)
+    (work / "notes.txt").write_text("mine")
     assert make.main(args) == 0
+    assert sorted(os.listdir(work)) == ["notes.txt"]
     got = list(dataset.frames("tune", root=root))
     assert [t["name"] for _, t in got] == sorted(f["name"] for f in plan("tune", make.room_seed("tune", 1, 0)))
     for bgr, truth in got:

@@ -22,7 +22,6 @@ import json
 import os
 import random
 import resource
-import shutil
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ import numpy as np
 
 from fenix_table.board import dimensions
 
+from fenix_tools.pbr import make as pbr_make
 from fenix_tools.pbr.make import count_frames, plan, status, truth_of, write_frame
 from fenix_tools.pbr.scene import Capsule, draw_hand, game_position, lay_stones
 
@@ -48,9 +48,7 @@ DEFAULT_PYTHON = os.path.join(os.path.dirname(BLENDER_SCRIPT), "..", "..", "..",
 
 
 def room_seed(split: str, seed: int, index: int) -> int:
-    if not 0 <= index < 100_000 or not 0 <= seed < 10_000:
-        raise ValueError("seed must be in 0..9999 and index in 0..99999")
-    return SPLIT_BASE[split] + seed * 100_000 + index
+    return pbr_make.room_seed(split, seed, index, SPLIT_BASE)
 
 
 def blender_python(given: Optional[str] = None) -> Optional[str]:
@@ -100,6 +98,10 @@ def _done(out_dir: str, name: str) -> bool:
     return all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in (".jpg", ".json"))
 
 
+def face_path(work: str, room_id: int) -> str:
+    return os.path.join(work, f"{room_id:010d}-face.png")
+
+
 def pending(split: str, room_ids: Sequence[int], root: str, *, spp: int, scale: float,
             size: Tuple[int, int] = (1280, 960), threads: int = 1) -> Tuple[List[Dict], List[tuple]]:
     """The scene specs of the frames of ``room_ids`` not yet in ``root/frames/split``, and
@@ -112,7 +114,7 @@ def pending(split: str, room_ids: Sequence[int], root: str, *, spp: int, scale: 
         if all(_done(out_dir, f["name"]) for f in plan(split, room_id)):
             continue
         room, frames = draw_frames(split, room_id, size)
-        face = write_face(room, os.path.join(work, f"{room_id:010d}-face.png"))
+        face = write_face(room, face_path(work, room_id))
         for frame, placement, stones, hand, hand_look, noise_seed in frames:
             if _done(out_dir, frame["name"]):
                 continue
@@ -159,6 +161,8 @@ def make_rooms(split: str, room_ids: Sequence[int], root: str, *, python: str, s
         log(f"{frame['name']}: {room.board} {room.family.name} {stage}{' hand' if hand else ''} "
             f"render {render_cpu:.1f} s CPU")
     os.remove(jobs_path)
+    for room_id in {t[-1] for t in todo}:
+        os.remove(face_path(work, room_id))
     log(f"batch of {made} frames: Blender process {blender_cpu:.1f} s CPU in all")
     return made
 
@@ -222,7 +226,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             last = now
     if last != reported:
         status(args.root, args.split, last)
-    shutil.rmtree(os.path.join(args.root, "work", args.split), ignore_errors=True)
+    # Each batch removes what it wrote; the folder goes too if nothing else is in it.
+    try:
+        os.rmdir(os.path.join(args.root, "work", args.split))
+    except OSError:
+        pass
     return 0
 
 

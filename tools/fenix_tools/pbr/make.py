@@ -33,10 +33,12 @@ BOARDS = ("9x9", "7x8")
 STAGES = ("start", "setup", "midgame", "late")
 
 
-def room_seed(split: str, seed: int, index: int) -> int:
+def room_seed(split: str, seed: int, index: int, bases: Dict[str, int] = SPLIT_BASE) -> int:
+    """Room ``index`` of run ``seed`` of ``split``: ``bases`` (a family's own split bases)
+    keep the splits' and the families' seeds apart."""
     if not 0 <= index < 100_000 or not 0 <= seed < 10_000:
         raise ValueError("seed must be in 0..9999 and index in 0..99999")
-    return SPLIT_BASE[split] + seed * 100_000 + index
+    return bases[split] + seed * 100_000 + index
 
 
 def plan(split: str, room_id: int) -> List[Dict]:
