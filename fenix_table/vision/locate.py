@@ -83,7 +83,8 @@ class LocateConfig:
                                      # near the crossings (its median line halfway between them),
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
-    max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
+    max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
+    min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
@@ -1049,12 +1050,15 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         halfway = min(halfway, float(np.median(mid[1:-1].mean(axis=1))))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
-    worst, beyond = 1.0, 0.0
+    worst, beyond, across = 1.0, 0.0, 1.0
     with np.errstate(invalid="ignore"):
         for on, off in strength:
             present = on > 1.5 * off + 2.0                              # False where NaN
             share = present.mean(axis=1)
             worst = min(worst, float(share[1:-1].min()))
+            # The other family's outer rows: a row that lies in the board's margin or
+            # over a title has no line across it (the grid's lines end at its outer ones).
+            across = min(across, float(present[1:-1, 0].mean()), float(present[1:-1, -1].mean()))
             # A margin line only counts as a grid line where it is as strong as they are.
             # Moved a cell towards it, the grid would gain that line and lose its far one.
             like_grid = (present & (on > 0.5 * typical) & (on < 2.0 * typical)).mean(axis=1)
@@ -1125,7 +1129,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # little bare board; a side is off the board when its margin does not make up for it.
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
     margin = min(margins)
-    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond}
+    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond,
+            "across": across}
 
 
 def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int, fam: int,
@@ -1192,7 +1197,8 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
 
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
     return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and m["ring"] >= config.min_ring
-            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond)
+            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond
+            and m["across"] >= config.min_across)
 
 
 def on_a_board(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
