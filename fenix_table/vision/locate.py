@@ -1013,6 +1013,10 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
 
     * ``line``: a line's share of cell sides where it shows near the crossings (the
       worst line's); ``halfway``: the same halfway between them, the median line's;
+    * ``across``: an outer row's (or column's) share of the lines across it that show in
+      it (the worst of the four): a grid a cell off, out to the board's edge, a printed
+      border line or a title's column, has its outer row in the margin, where the
+      board's lines end;
     * ``margin``: a side's share of board-like margin points;
     * ``ring``: a side's share of board-like outer cells or margin points, whichever is
       more (a side of stones, as at the start, shows little bare board in its cells);
@@ -1056,8 +1060,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             present = on > 1.5 * off + 2.0                              # False where NaN
             share = present.mean(axis=1)
             worst = min(worst, float(share[1:-1].min()))
-            # The other family's outer rows: a row that lies in the board's margin or
-            # over a title has no line across it (the grid's lines end at its outer ones).
+            # The other family's outer rows: in the margin no line crosses them.
             across = min(across, float(present[1:-1, 0].mean()), float(present[1:-1, -1].mean()))
             # A margin line only counts as a grid line where it is as strong as they are.
             # Moved a cell towards it, the grid would gain that line and lose its far one.

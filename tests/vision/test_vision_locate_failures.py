@@ -5,8 +5,9 @@ over on a striped cloth whose stripe runs a cell beyond the board's outer line, 
 grid skewed across a board under a hand, a board's grid refused where a crowd of
 stones hides its lines halfway between the crossings, a board's grid refused
 under a lamp low at one side, faint thin grid lines lost beside a thick printed
-border line a quarter cell outside them, and a loose grid in a tiled table taken by
-the search at twice the size."""
+border line a quarter cell outside them, a loose grid in a tiled table taken by
+the search at twice the size, and a grid a cell off whose outer row lies in the
+board's margin, framed by a printed border line a cell out."""
 import os
 import sys
 from dataclasses import replace
@@ -62,6 +63,24 @@ def test_a_border_line_in_a_narrow_margin_still_counts_as_the_boards_margin(bord
     found = locate_board(bgr)
     assert found.board == "7x8"
     assert corner_error(found, truth) < cell_pixels(truth) / 3
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_grid_whose_outer_row_lies_in_the_margin_is_not_on_the_board(seed):
+    # A printed border line a cell outside the grid and bare margin beyond it (the
+    # renders' titled 7x8 boards, pbr train 0000100373): the grid a cell over, out to
+    # the border line, shows every line along its whole length and board beyond its
+    # outer lines, and passed every other check; but no line crosses its outer row.
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "7x8", image_size=(1280, 960)), margin=1.4, border_line=1.0,
+                    distortion_k1=0.0, hand=False, stray_stones=0)
+    bgr, truth = render_frame({}, "7x8", scene, rng)
+    cal = Calibration("7x8", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    assert board_extent(cal, bgr)["on_board"] == 1.0
+    for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        moved = board_extent(shifted(cal, files, ranks), bgr)
+        assert moved["across"] < DEFAULT.min_across and moved["on_board"] == 0.0, (files, ranks)
+    assert_finds_the_board(bgr, truth)
 
 
 def busy_table_frame(index, seed):
