@@ -63,6 +63,8 @@ class LocateConfig:
     fine_pattern_run: float = 0.03   # when nothing is found: ridge pieces shorter than this share of
                                      # the shorter side are left out (a fine check's pieces)
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
+    narrow_spread_deg: float = 5.0   # ... when no grid is found: a table's lines a few degrees off
+                                     # the board's fall into a family of their own
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
     min_fit: float = 0.22            # grid_fit from here on: a board
@@ -84,7 +86,8 @@ class LocateConfig:
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
-    min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it
+    min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it,
+    max_onward: float = 0.6          # ... and no more than this share of one side's lines goes on into the margin
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
@@ -1017,6 +1020,9 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
       it (the worst of the four): a grid a cell off, out to the board's edge, a printed
       border line or a title's column, has its outer row in the margin, where the
       board's lines end;
+    * ``onward``: a side's share of lines that go on past the outer line across them,
+      in the margin strip and half a cell further (the most of the four): a table's
+      tiles or checks that pass for a grid go on, a board's lines end;
     * ``margin``: a side's share of board-like margin points;
     * ``ring``: a side's share of board-like outer cells or margin points, whichever is
       more (a side of stones, as at the start, shows little bare board in its cells);
@@ -1037,21 +1043,32 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # shadows hide most of a line's mid-sides.
     near = np.array([0.1, 0.18, 0.82, 0.9])
     middle = np.array([0.38, 0.5, 0.62])
-    strength, halfway = [], 1.0
+    outside = np.array([0.17, 0.22, 0.27])
+    further = np.array([0.5, 0.6, 0.7])
+    strength, halfway, onward = [], 1.0, 0.0
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         i = np.arange(-1, n + 2)
-        def at(offset, along):
-            tt = (np.arange(span)[:, None] + along[None]).ravel()
+        def along_lines(offset, tt):
             a = np.broadcast_to(i[:, None] + offset, (n + 3, len(tt)))
             b = np.broadcast_to(tt[None], (n + 3, len(tt)))
-            v = sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))
-            return v.reshape(n + 3, span, len(along))                   # NaN: out of the image
+            return sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))   # NaN: out of the image
+        def at(offset, along):
+            return along_lines(offset, (np.arange(span)[:, None] + along[None]).ravel()).reshape(n + 3, span, len(along))
+        def shows(tt):
+            """Whether each line (-1 .. n + 1) shows at positions ``tt`` along it, all taken together."""
+            with np.errstate(invalid="ignore"):
+                return (along_lines(0.0, tt).mean(axis=1)
+                        > 1.5 * np.fmin(along_lines(-0.2, tt), along_lines(0.2, tt)).mean(axis=1) + 2.0)
         # Beside the line: the quieter side (a printed border line may run along the
         # outer lines, a tenth of a cell or so outside).
         strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
         with np.errstate(invalid="ignore"):
             mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
         halfway = min(halfway, float(np.median(mid[1:-1].mean(axis=1))))
+        # Past both ends of the lines, in the margin: a board's lines end at its outer
+        # lines, a table's tiles or checks that pass for a grid go on.
+        onward = max(onward, float((shows(-outside) & shows(-further))[1:-1].mean()),
+                     float((shows(span + outside) & shows(span + further))[1:-1].mean()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
     worst, beyond, across = 1.0, 0.0, 1.0
@@ -1133,7 +1150,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
     margin = min(margins)
     return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond,
-            "across": across}
+            "across": across, "onward": onward}
 
 
 def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int, fam: int,
@@ -1201,7 +1218,7 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
     return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and m["ring"] >= config.min_ring
             and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond
-            and m["across"] >= config.min_across)
+            and m["across"] >= config.min_across and m["onward"] <= config.max_onward)
 
 
 def on_a_board(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
@@ -1403,7 +1420,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         looked at so far, by rank."""
         if face not in rankings:
             lines, smooth, dil = _lines_of(memo, gray, face, kernel)
-            key = ("families", face, h, kernel, min_run)
+            key = ("families", face, h, kernel, min_run, config.family_spread_deg)
             if key not in memo:
                 memo[key] = _line_families(lines, smooth, config, min_run)
             # Ranked coarsely first (a third of the samples), then the best few in full.
@@ -1722,6 +1739,12 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
                 best = None
         else:
             best = _search(frame_bgr, gray, scale, faces, 5, config)
+    if best is None:
+        # A tiled table's grout or a cloth's stripes a few degrees off the board's lines
+        # share their families, and crowd the board's lines out of the 1-D ranking.
+        gray, scale = _work_gray(frame_bgr, config.work_size)
+        best = _search(frame_bgr, gray, scale, faces, config.kernel,
+                       replace(config, family_spread_deg=config.narrow_spread_deg), memo)
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best
