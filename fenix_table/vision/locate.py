@@ -526,19 +526,23 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
 
 
-def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0):
+def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0,
+                   hough: Optional[Callable] = None):
     """The line image's (``smooth``: blurred) pairs of line families (:func:`_families`) and the centre of
     its strongest lines, which the lines' positions are measured from.
 
     ``min_run`` > 0 leaves out short ridge pieces (see :func:`_hough`): a fine check or
     weave leaves rows of them along its diagonals, and where those run with the board's
     lines they crowd both families of the board's directions; the board's own lines,
-    joined at the crossings, are long."""
-    families = _families(_hough(smooth, config, min_run=min_run), config)
+    joined at the crossings, are long. ``hough``: :func:`_hough` of ``smooth`` with this
+    ``min_run``, given its percentile and floor (a search that groups the same lines
+    otherwise passes one that keeps them)."""
+    hough = hough or (lambda percentile, floor: _hough(smooth, config, percentile, floor, min_run))
+    families = _families(hough(95, 0.2), config)
     if not families:
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
-        families = _families(_hough(smooth, config, 85, 0.05, min_run), config)
+        families = _families(hough(85, 0.05), config)
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     return families, centre
@@ -1422,7 +1426,12 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             lines, smooth, dil = _lines_of(memo, gray, face, kernel)
             key = ("families", face, h, kernel, min_run, config.family_spread_deg)
             if key not in memo:
-                memo[key] = _line_families(lines, smooth, config, min_run)
+                def hough(percentile: float, floor: float) -> np.ndarray:
+                    found = ("hough", face, h, kernel, min_run, percentile, floor)
+                    if found not in memo:
+                        memo[found] = _hough(smooth, config, percentile, floor, min_run)
+                    return memo[found]
+                memo[key] = _line_families(lines, smooth, config, min_run, hough)
             # Ranked coarsely first (a third of the samples), then the best few in full.
             def ranked(candidates, per_cell):
                 """(score, homography, na, nb), best first (in the order given on a tie)."""
