@@ -9,7 +9,9 @@ all wider than the kernel. Then, per polarity:
    perspective each family fans out a little towards its vanishing point). A table's
    pattern can add a third direction: the two best pairs of directions are kept. When
    no grid is found, the search runs once more without short ridge pieces: a fine check
-   turned to the board leaves rows of them along both of the board's directions.
+   turned to the board leaves rows of them along both of the board's directions; and,
+   when nothing else finds one, with narrower families: a table's lines a few degrees
+   off the board's (a tiled floor's grout, a cloth's stripes) crowd its families.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
@@ -1049,30 +1051,30 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     middle = np.array([0.38, 0.5, 0.62])
     outside = np.array([0.17, 0.22, 0.27])
     further = np.array([0.5, 0.6, 0.7])
+    beside = np.array([0.0, -0.2, 0.2])         # on the line, and either side of it
     strength, halfway, onward = [], 1.0, 0.0
     for fam, n, span in ((0, na, nb), (1, nb, na)):
-        i = np.arange(-1, n + 2)
-        def along_lines(offset, tt):
-            a = np.broadcast_to(i[:, None] + offset, (n + 3, len(tt)))
-            b = np.broadcast_to(tt[None], (n + 3, len(tt)))
-            return sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))   # NaN: out of the image
-        def at(offset, along):
-            return along_lines(offset, (np.arange(span)[:, None] + along[None]).ravel()).reshape(n + 3, span, len(along))
-        def shows(tt):
-            """Whether each line (-1 .. n + 1) shows at positions ``tt`` along it, all taken together."""
-            with np.errstate(invalid="ignore"):
-                return (along_lines(0.0, tt).mean(axis=1)
-                        > 1.5 * np.fmin(along_lines(-0.2, tt), along_lines(0.2, tt)).mean(axis=1) + 2.0)
+        # Every line -1 .. n + 1 at once, on it and either side, at the points near the
+        # crossings, halfway between them and past its ends: one projection.
+        cells = np.arange(span)[:, None]
+        tt = np.concatenate([(cells + near).ravel(), (cells + middle).ravel(),
+                             -outside, -further, span + outside, span + further])
+        a = np.broadcast_to(beside[:, None, None] + np.arange(-1, n + 2)[None, :, None], (3, n + 3, len(tt)))
+        b = np.broadcast_to(tt[None, None], (3, n + 3, len(tt)))
+        on, lo, hi = sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))    # NaN: out of the image
         # Beside the line: the quieter side (a printed border line may run along the
         # outer lines, a tenth of a cell or so outside).
-        strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
+        side = np.fmin(lo, hi)
+        k, m = span * len(near), span * len(middle)
+        strength.append((on[:, :k].reshape(n + 3, span, -1).mean(axis=2), side[:, :k].reshape(n + 3, span, -1).mean(axis=2)))
         with np.errstate(invalid="ignore"):
-            mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
+            mid = (on[:, k:k + m] > 1.5 * side[:, k:k + m] + 2.0).reshape(n + 3, span, -1).any(axis=2)
+            # Past both ends of the lines, in the margin: a board's lines end at its
+            # outer lines, a table's tiles or checks that pass for a grid go on.
+            goes_on = (on[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2)
+                       > 1.5 * side[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2) + 2.0)[1:-1]
         halfway = min(halfway, float(np.median(mid[1:-1].mean(axis=1))))
-        # Past both ends of the lines, in the margin: a board's lines end at its outer
-        # lines, a table's tiles or checks that pass for a grid go on.
-        onward = max(onward, float((shows(-outside) & shows(-further))[1:-1].mean()),
-                     float((shows(span + outside) & shows(span + further))[1:-1].mean()))
+        onward = max(onward, float((goes_on[:, 0] & goes_on[:, 1]).mean()), float((goes_on[:, 2] & goes_on[:, 3]).mean()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
     worst, beyond, across = 1.0, 0.0, 1.0
