@@ -85,29 +85,15 @@ def test_a_grid_whose_outer_row_lies_in_the_margin_is_not_on_the_board(seed):
 
 
 def tiled_table_frame(seed, board, turn, tile):
-    """A generated frame whose table is laid with dark tiles in light grout, ``tile``
-    cells a side, turned ``turn`` degrees from the board (the Blender renders' tiled
-    tables); with the board's homography (board cells -> pixels)."""
-    rng = np.random.default_rng(seed)
-    scene = replace(random_scene(rng, board, image_size=(1280, 960)), distortion_k1=0.0, hand=False,
-                    stray_stones=0)
-    bgr, truth = render_frame(random_placement(rng, board), board, scene, rng)
+    """``bench_locate.tiled_frame`` (light grout on dark tiles) and the board's homography
+    (board cells -> pixels)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    from bench_locate import tiled_frame
+    bgr, truth = tiled_frame(seed, board, turn, tile)
     width, height = dimensions(board)
     Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [width, 0], [width, height], [0, height]]),
                                      np.float32(truth.corners))
-    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(float)
-    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
-    x, y = p[..., 0] / p[..., 2], p[..., 1] / p[..., 2]
-    edge = scene.margin + 0.02
-    table = (x < -edge) | (x > width + edge) | (y < -edge) | (y > height + edge)
-    a = np.radians(turn)
-    u, v = (np.cos(a) * x + np.sin(a) * y) / tile, (-np.sin(a) * x + np.cos(a) * y) / tile
-    grout = (u % 1 < 0.08 / tile) | (v % 1 < 0.08 / tile)
-    out = bgr.astype(float)
-    out[table] = (55, 55, 60)
-    out[table & grout] = (215, 215, 210)
-    out += rng.normal(0, 2.0, out.shape)
-    return np.clip(out, 0, 255).astype(np.uint8), truth, Hm
+    return bgr, truth, Hm
 
 
 @pytest.mark.parametrize("seed,board,turn,tile,first", [(3, "9x9", 3, 1.1, (-5, -3)), (4, "7x8", 6, 0.9, (8, -6))])
