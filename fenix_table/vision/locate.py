@@ -66,7 +66,11 @@ class LocateConfig:
                                      # the shorter side are left out (a fine check's pieces)
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
     narrow_spread_deg: float = 5.0   # ... when no grid is found: a table's lines a few degrees off
-                                     # the board's fall into a family of their own
+                                     # the board's fall into a family of their own,
+    table_reach: float = 0.08        # ... and lines that show along this share of the shorter side
+                                     # from where they leave the frame are the table's,
+    table_gap: int = 6               # ... cleared from the frame's edge to their first gap of more
+                                     # than this many pixels
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
     min_fit: float = 0.22            # grid_fit from here on: a board
@@ -526,6 +530,74 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     typical = float(np.percentile(np.concatenate([on.ravel() for _, on in sides]), 90))
     beside = [shows(cross + d * 0.25 * spacing * along, unit(across)[None], 0.35 * typical)[0] for d in (-1, 1)]
     return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
+
+
+def _along(hough: np.ndarray, size: Tuple[int, int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each Hough line (rho, theta) as a point, a unit direction and a unit normal, and
+    where along it (from that point) it enters and leaves a frame of ``size`` (w, h);
+    entering after leaving when it misses the frame."""
+    rho, theta = hough[:, 0], hough[:, 1]
+    normal = np.column_stack([np.cos(theta), np.sin(theta)])
+    point = rho[:, None] * normal
+    direction = np.column_stack([-normal[:, 1], normal[:, 0]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ends = [((0.0 - point[:, j]) / direction[:, j], (size[j] - 1.0 - point[:, j]) / direction[:, j])
+                for j in (0, 1)]
+    enter, leave = np.full(len(hough), -np.inf), np.full(len(hough), np.inf)
+    for j, (a, b) in enumerate(ends):
+        level = np.abs(direction[:, j]) < 1e-9       # parallel to this side: inside or not at all
+        inside = (point[:, j] >= 0) & (point[:, j] <= size[j] - 1.0)
+        enter = np.where(level, np.where(inside, enter, np.inf), np.maximum(enter, np.minimum(a, b)))
+        leave = np.where(level, np.where(inside, leave, -np.inf), np.minimum(leave, np.maximum(a, b)))
+    return point, direction, normal, np.column_stack([enter, leave])
+
+
+def _cleared_of_table(lines: np.ndarray, dil: np.ndarray, hough: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """The line image ``lines`` without a tiled or striped table's lines: the Hough lines
+    (``hough``, of ``lines``) that show where they leave the frame are the table's (the
+    board lies wholly inside it, with a margin), and their stretches that run on from
+    the frame's edge (gaps of a few pixels bridged) are cleared; where such a line
+    passes the board it meets the board's margin first, and the board's own line in
+    line with it stays. ``dil``: ``lines`` dilated."""
+    h, w = dil.shape
+    point, direction, normal, ends = _along(hough, (w, h))
+    reach = config.table_reach * min(w, h)
+    crosses = np.isfinite(ends).all(axis=1) & (ends[:, 1] - ends[:, 0] > 2 * reach)
+    point, direction, normal, ends = point[crosses], direction[crosses], normal[crosses], ends[crosses]
+    def shows(t):
+        """Whether each line shows at its positions ``t`` (k, m): against the quieter side, 4 px off."""
+        pts = point[:, None] + t[..., None] * direction[:, None]
+        on, ok = _sample(dil, pts.reshape(-1, 2))
+        off = np.minimum(*(_sample(dil, (pts + d * 4.0 * normal[:, None]).reshape(-1, 2))[0] for d in (-1, 1)))
+        return ((on > 1.5 * off + 2.0) & ok).reshape(t.shape)
+    near = np.linspace(0.0, 1.0, 12)[None]
+    at_edge = np.maximum(shows(ends[:, :1] + near * reach).mean(axis=1),
+                         shows(ends[:, 1:] - near * reach).mean(axis=1)) >= 0.5
+    if not at_edge.any():
+        return lines
+    point, direction, normal, ends = point[at_edge], direction[at_edge], normal[at_edge], ends[at_edge]
+    steps = np.arange(int(np.ceil((ends[:, 1] - ends[:, 0]).max())) + 1)
+    t = ends[:, :1] + steps[None]
+    within = t <= ends[:, 1:]
+    found = shows(t) & within
+    def from_edge(found: np.ndarray) -> np.ndarray:
+        """Each row's samples up to its first gap of more than ``table_gap`` misses."""
+        idx = np.broadcast_to(np.arange(found.shape[1]), found.shape)
+        missed = idx - np.maximum.accumulate(np.where(found, idx, -1), axis=1)
+        gap = np.where((missed > config.table_gap).any(axis=1), np.argmax(missed > config.table_gap, axis=1),
+                       found.shape[1] + config.table_gap)
+        return found & (idx < (gap - config.table_gap)[:, None])
+    # From the far edge: the samples reversed, each row's own length.
+    count = within.sum(axis=1)
+    back = np.clip(count[:, None] - 1 - steps[None], 0, None)
+    reversed_found = np.take_along_axis(found, back, axis=1) & (steps[None] < count[:, None])
+    table = from_edge(found)
+    table |= np.take_along_axis(from_edge(reversed_found), back, axis=1) & within
+    pts = np.rint((point[:, None] + t[..., None] * direction[:, None])[table]).astype(int)
+    mask = np.zeros((h, w), np.uint8)
+    mask[np.clip(pts[:, 1], 0, h - 1), np.clip(pts[:, 0], 0, w - 1)] = 1
+    mask = cv2.dilate(mask, np.ones((5, 5), np.uint8))
+    return np.where(mask > 0, 0, lines).astype(np.float32)
 
 
 def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0,
@@ -1378,7 +1450,7 @@ def _lab_of(memo: Dict, frame_bgr: np.ndarray, gray: np.ndarray, scale: float) -
 
 
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
-            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0):
+            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0, clear_table: bool = False):
     """Best (score, face, homography, cells along family a, along family b) in a work
     image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
     are not taken: their margin, and often a whole line, cannot be checked; nor are grids
@@ -1386,7 +1458,9 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
 
     ``memo``: what one search of this image leaves for the next (with another
     ``config``): its line families, colours, and the grids it refused, which the next
-    one passes over. ``min_run``: see :func:`_line_families`."""
+    one passes over. ``min_run``: see :func:`_line_families`. ``clear_table``: the
+    candidates come from the line image without the table's lines
+    (:func:`_cleared_of_table`); every grid is still weighed on the whole line image."""
     h, w = gray.shape
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
@@ -1426,14 +1500,18 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         looked at so far, by rank."""
         if face not in rankings:
             lines, smooth, dil = _lines_of(memo, gray, face, kernel)
-            key = ("families", face, h, kernel, min_run, config.family_spread_deg)
+            key = ("families", face, h, kernel, min_run, config.family_spread_deg, clear_table)
             if key not in memo:
                 def hough(percentile: float, floor: float) -> np.ndarray:
                     found = ("hough", face, h, kernel, min_run, percentile, floor)
                     if found not in memo:
                         memo[found] = _hough(smooth, config, percentile, floor, min_run)
                     return memo[found]
-                memo[key] = _line_families(lines, smooth, config, min_run, hough)
+                if clear_table:
+                    cleared = _cleared_of_table(lines, dil, hough(95, 0.2), config)
+                    memo[key] = _line_families(cleared, _blurred(cleared), config, min_run)
+                else:
+                    memo[key] = _line_families(lines, smooth, config, min_run, hough)
             # Ranked coarsely first (a third of the samples), then the best few in full.
             def ranked(candidates, per_cell):
                 """(score, homography, na, nb), best first (in the order given on a tie)."""
@@ -1752,10 +1830,11 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
             best = _search(frame_bgr, gray, scale, faces, 5, config)
     if best is None:
         # A tiled table's grout or a cloth's stripes a few degrees off the board's lines
-        # share their families, and crowd the board's lines out of the 1-D ranking.
+        # share their families, and crowd the board's lines out of the 1-D ranking; and
+        # strong grout outvotes faint board lines in the Hough transform.
         gray, scale = _work_gray(frame_bgr, config.work_size)
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
-                       replace(config, family_spread_deg=config.narrow_spread_deg), memo)
+                       replace(config, family_spread_deg=config.narrow_spread_deg), memo, clear_table=True)
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best

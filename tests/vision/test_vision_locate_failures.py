@@ -7,8 +7,8 @@ stones hides its lines halfway between the crossings, a board's grid refused
 under a lamp low at one side, faint thin grid lines lost beside a thick printed
 border line a quarter cell outside them, a loose grid in a tiled table taken by
 the search at twice the size, a grid a cell off whose outer row lies in the
-board's margin, framed by a printed border line a cell out, and a grid of a tiled
-table's tiles."""
+board's margin, framed by a printed border line a cell out, a grid of a tiled
+table's tiles, and a board on a tiled table whose grout crowds its lines out."""
 import os
 import sys
 from dataclasses import replace
@@ -116,6 +116,21 @@ def test_a_grid_of_a_tiled_tables_tiles_is_not_on_a_board(seed, board, turn, til
     except BoardNotFoundError:
         return
     assert found.board == board and corner_error(found, truth) < cell_pixels(truth) / 3
+
+
+@pytest.mark.parametrize("seed", [2, 7])
+def test_a_board_on_a_tiled_table_is_found_past_the_tiles_lines(seed):
+    # Light grout on dark tiles a cell a side, turned 4 degrees from a 9x9 board: the
+    # grout, stronger and longer than the board's lines and nearly parallel to them,
+    # takes the Hough transform's votes and crowds the board's lines out of the
+    # candidates; no search found a grid. The grout's lines run on to the frame's
+    # edge, a board's never do: without them the board's grid is a candidate.
+    bgr, truth, _ = tiled_table_frame(seed, "9x9", 4, 1.0)
+    gray, scale = _work_gray(bgr, DEFAULT.work_size)
+    narrow = replace(DEFAULT, family_spread_deg=DEFAULT.narrow_spread_deg)
+    assert _search(bgr, gray, scale, ("9x9", "7x8"), DEFAULT.kernel, narrow) is None
+    assert _search(bgr, gray, scale, ("9x9", "7x8"), DEFAULT.kernel, narrow, clear_table=True) is not None
+    assert_finds_the_board(bgr, truth)
 
 
 def busy_table_frame(index, seed):
