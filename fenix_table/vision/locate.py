@@ -10,8 +10,9 @@ all wider than the kernel. Then, per polarity:
    pattern can add a third direction: the two best pairs of directions are kept. When
    no grid is found, the search runs once more without short ridge pieces: a fine check
    turned to the board leaves rows of them along both of the board's directions; and,
-   when nothing else finds one, with narrower families: a table's lines a few degrees
-   off the board's (a tiled floor's grout, a cloth's stripes) crowd its families.
+   when nothing else finds one, with narrower families and without the lines that run
+   on to the frame's edge (:func:`_cleared_of_table`): a table's lines a few degrees off
+   the board's crowd its families, and a tiled table's strong grout outvotes its lines.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
@@ -609,8 +610,8 @@ def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, 
     weave leaves rows of them along its diagonals, and where those run with the board's
     lines they crowd both families of the board's directions; the board's own lines,
     joined at the crossings, are long. ``hough``: :func:`_hough` of ``smooth`` with this
-    ``min_run``, given its percentile and floor (a search that groups the same lines
-    otherwise passes one that keeps them)."""
+    ``min_run``, given its percentile and floor (from a search that keeps the lines for
+    the next)."""
     hough = hough or (lambda percentile, floor: _hough(smooth, config, percentile, floor, min_run))
     families = _families(hough(95, 0.2), config)
     if not families:
