@@ -94,7 +94,7 @@ class LocateConfig:
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
     min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it,
-    max_onward: float = 0.6          # ... and no more than this share of one side's lines goes on into the margin
+    max_onward: float = 0.5          # ... and no more than this share of one side's lines goes on into the margin
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
