@@ -8,13 +8,16 @@ each from scratch, and prints the figures. ``measure(frames)`` is importable so
 
     python benchmarks/bench_locate.py [--frames 300] [--size 1280x960] [--seed 1[,2,...]] [--table plain|busy|wood|checks|stripes] [--lens K1]
     python benchmarks/bench_locate.py --tables 440:580 [--table stripes,wood,checks]
+    python benchmarks/bench_locate.py --tiles 1:61
 
 With several seeds, ``--frames`` frames are rendered from each, and the figures are
 over all of them. ``--tables A:B`` renders one frame per seed from A to B-1 on each
 table of ``--table`` (default: stripes, wood and checks; a hand when the seed is a
 multiple of 5): the same board on several patterned tables. ``--lens K1`` puts every
 frame of ``--frames`` behind the same radial lens (the generator's k1: negative is barrel,
--0.12 the strongest it draws by itself) instead of the one each scene draws.
+-0.12 the strongest it draws by itself) instead of the one each scene draws. ``--tiles
+A:B`` renders one hand-free frame per seed from A to B-1 on a tiled table (tiles about a
+cell a side, turned a little from the board: :func:`tiled_frames`).
 """
 from __future__ import annotations
 
@@ -63,6 +66,45 @@ def table_frames(first: int, last: int, tables: Sequence[str] = ("stripes", "woo
             rng = np.random.default_rng(seed)
             scene = random_scene(rng, board, image_size=image_size, hand=seed % 5 == 0, table=table)
             yield render_frame(random_placement(rng, board), board, scene, rng)
+
+
+def tiled_frame(seed: int, board: str, turn: float, tile: float, light_grout: bool = True,
+                image_size: Tuple[int, int] = (1280, 960)):
+    """A generated hand-free frame of ``board`` (seed ``seed``) whose table is laid with
+    tiles ``tile`` cells a side in grout 0.08 cells wide, turned ``turn`` degrees from the
+    board: light grout on dark tiles (as the 9x9 face's lines) or dark on light (the
+    7x8 face's), painted over the frame's table (as the Blender renders' tiled tables);
+    and its truth."""
+    import cv2
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, board, image_size=image_size), distortion_k1=0.0, hand=False, stray_stones=0)
+    bgr, truth = render_frame(random_placement(rng, board), board, scene, rng)
+    width, height = dimensions(board)
+    Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [width, 0], [width, height], [0, height]]),
+                                     np.float32(truth.corners))
+    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(float)
+    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
+    x, y = p[..., 0] / p[..., 2], p[..., 1] / p[..., 2]
+    edge = scene.margin + 0.02
+    table = (x < -edge) | (x > width + edge) | (y < -edge) | (y > height + edge)
+    a = np.radians(turn)
+    u, v = (np.cos(a) * x + np.sin(a) * y) / tile, (-np.sin(a) * x + np.cos(a) * y) / tile
+    grout = (u % 1 < 0.08 / tile) | (v % 1 < 0.08 / tile)
+    out = bgr.astype(float)
+    out[table] = (55, 55, 60) if light_grout else (200, 205, 205)
+    out[table & grout] = (215, 215, 210) if light_grout else (45, 45, 50)
+    out += rng.normal(0, 2.0, out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8), truth
+
+
+def tiled_frames(first: int, last: int, image_size: Tuple[int, int] = (1280, 960)):
+    """(bgr, truth) of :func:`tiled_frame` for every seed in ``first`` .. ``last - 1``: a 9x9
+    board for an even seed, 7x8 for an odd one; light grout for a seed whose half is
+    even; the tiles 0.8-1.2 cells, turned 0-15 degrees (drawn from the seed)."""
+    for seed in range(first, last):
+        rng = np.random.default_rng(seed + 1000)
+        yield tiled_frame(seed, ("9x9", "7x8")[seed % 2], float(rng.uniform(0, 15)), float(rng.uniform(0.8, 1.2)),
+                          (seed // 2) % 2 == 0, image_size)
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray, oriented: bool) -> float:
@@ -154,6 +196,8 @@ def main(argv: Sequence[str] = ()) -> int:
                              "with --tables, a list separated by commas")
     parser.add_argument("--tables", default=None, metavar="A:B",
                         help="one frame per seed A .. B-1 and table, instead of --frames and --seed")
+    parser.add_argument("--tiles", default=None, metavar="A:B",
+                        help="one frame per seed A .. B-1 on a tiled table, instead of --frames and --seed")
     parser.add_argument("--lens", type=float, default=None, metavar="K1",
                         help="every frame behind this radial lens (the generator's k1; negative: barrel)")
     args = parser.parse_args(list(argv))
@@ -161,8 +205,8 @@ def main(argv: Sequence[str] = ()) -> int:
     tables = (args.table or ("stripes,wood,checks" if args.tables else "plain")).split(",")
     if len(tables) > 1 and not args.tables:
         parser.error("--table: one table only, unless with --tables")
-    if args.lens is not None and args.tables:
-        parser.error("--lens: with --frames only, not with --tables")
+    if args.lens is not None and (args.tables or args.tiles):
+        parser.error("--lens: with --frames only, not with --tables or --tiles")
     for table in tables:
         if table not in ("plain", "busy") + TABLE_PATTERNS[1:]:
             parser.error(f"--table: {table!r} is not one of plain, busy, wood, checks, stripes")
@@ -171,7 +215,14 @@ def main(argv: Sequence[str] = ()) -> int:
         cv2.setNumThreads(1)  # the budget is for one core
     except ImportError:
         pass
-    if args.tables:
+    if args.tiles:
+        try:
+            first, last = (int(v) for v in args.tiles.split(":"))
+        except ValueError:
+            parser.error(f"--tiles: {args.tiles!r} is not A:B")
+        r = measure(tiled_frames(first, last, size))
+        what = f"seeds {first}-{last - 1}, tiled tables"
+    elif args.tables:
         try:
             first, last = (int(v) for v in args.tables.split(":"))
         except ValueError:

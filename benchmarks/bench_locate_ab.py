@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cv2  # noqa: E402
 
-from bench_locate import corner_error, make_frames, table_frames  # noqa: E402
+from bench_locate import corner_error, make_frames, table_frames, tiled_frames  # noqa: E402
 from bench_vision_pbr import grid_matches  # noqa: E402
 from fenix_table.board import dimensions  # noqa: E402
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
@@ -64,8 +64,11 @@ def frames(spec: str) -> Iterator[Tuple[str, np.ndarray, Tuple[str, object], boo
     elif kind == "tables":
         for i, (bgr, truth) in enumerate(table_frames(int(a), int(b))):
             yield f"tables{a}-{i}", bgr, ("sim", truth), bool(truth.hand)
+    elif kind == "tiles":
+        for seed, (bgr, truth) in zip(range(int(a), int(b)), tiled_frames(int(a), int(b))):
+            yield f"tiles{seed}", bgr, ("sim", truth), False
     else:
-        raise SystemExit(f"{spec}: not a set (pbr:ROOT:SPLIT, plain:SEED:N, busy:SEED:N, tables:A:B)")
+        raise SystemExit(f"{spec}: not a set (pbr:ROOT:SPLIT, plain:SEED:N, busy:SEED:N, tables:A:B, tiles:A:B)")
 
 
 def outcome(cal, truth: Tuple[str, object]) -> str:
@@ -143,7 +146,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("first", help="a locate.py (A)")
     parser.add_argument("second", help="another locate.py (B)")
-    parser.add_argument("sets", nargs="+", help="pbr:ROOT:SPLIT, plain:SEED:N, busy:SEED:N or tables:A:B")
+    parser.add_argument("sets", nargs="+", help="pbr:ROOT:SPLIT, plain:SEED:N, busy:SEED:N, tables:A:B or tiles:A:B")
     parser.add_argument("--json", default=None, help="also write every frame's figures here")
     args = parser.parse_args(list(argv))
     cv2.setNumThreads(1)  # the budget is for one core

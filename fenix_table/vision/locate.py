@@ -9,7 +9,10 @@ all wider than the kernel. Then, per polarity:
    perspective each family fans out a little towards its vanishing point). A table's
    pattern can add a third direction: the two best pairs of directions are kept. When
    no grid is found, the search runs once more without short ridge pieces: a fine check
-   turned to the board leaves rows of them along both of the board's directions.
+   turned to the board leaves rows of them along both of the board's directions; and,
+   when nothing else finds one, with narrower families and without the lines that run
+   on to the frame's edge (:func:`_cleared_of_table`): a table's lines a few degrees off
+   the board's crowd its families, and a tiled table's strong grout outvotes its lines.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
@@ -63,6 +66,12 @@ class LocateConfig:
     fine_pattern_run: float = 0.03   # when nothing is found: ridge pieces shorter than this share of
                                      # the shorter side are left out (a fine check's pieces)
     family_spread_deg: float = 12.0  # how far lines of one family may fan out
+    narrow_spread_deg: float = 5.0   # ... when no grid is found: a table's lines a few degrees off
+                                     # the board's fall into a family of their own,
+    table_reach: float = 0.08        # ... and lines that show along this share of the shorter side
+                                     # from where they leave the frame are the table's,
+    table_gap: int = 6               # ... cleared from the frame's edge to their first gap of more
+                                     # than this many pixels
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
     min_fit: float = 0.22            # grid_fit from here on: a board
@@ -83,7 +92,9 @@ class LocateConfig:
                                      # near the crossings (its median line halfway between them),
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
-    max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line
+    max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
+    min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it,
+    max_onward: float = 0.5          # ... and no more than this share of one side's lines goes on into the margin
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
@@ -522,19 +533,91 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     return (stretch >= 0.6) & ((beside[0] | beside[1]).mean(axis=1) >= 0.5)
 
 
-def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0):
+def _along(hough: np.ndarray, size: Tuple[int, int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each Hough line (rho, theta) as a point, a unit direction and a unit normal, and
+    where along it (from that point) it enters and leaves a frame of ``size`` (w, h);
+    entering after leaving when it misses the frame."""
+    rho, theta = hough[:, 0], hough[:, 1]
+    normal = np.column_stack([np.cos(theta), np.sin(theta)])
+    point = rho[:, None] * normal
+    direction = np.column_stack([-normal[:, 1], normal[:, 0]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ends = [((0.0 - point[:, j]) / direction[:, j], (size[j] - 1.0 - point[:, j]) / direction[:, j])
+                for j in (0, 1)]
+    enter, leave = np.full(len(hough), -np.inf), np.full(len(hough), np.inf)
+    for j, (a, b) in enumerate(ends):
+        level = np.abs(direction[:, j]) < 1e-9       # parallel to this side: inside or not at all
+        inside = (point[:, j] >= 0) & (point[:, j] <= size[j] - 1.0)
+        enter = np.where(level, np.where(inside, enter, np.inf), np.maximum(enter, np.minimum(a, b)))
+        leave = np.where(level, np.where(inside, leave, -np.inf), np.minimum(leave, np.maximum(a, b)))
+    return point, direction, normal, np.column_stack([enter, leave])
+
+
+def _cleared_of_table(lines: np.ndarray, dil: np.ndarray, hough: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """The line image ``lines`` without a tiled or striped table's lines: the Hough lines
+    (``hough``, of ``lines``) that show where they leave the frame are the table's (the
+    board lies wholly inside it, with a margin), and their stretches that run on from
+    the frame's edge (gaps of a few pixels bridged) are cleared; where such a line
+    passes the board it meets the board's margin first, and the board's own line in
+    line with it stays. ``dil``: ``lines`` dilated."""
+    h, w = dil.shape
+    point, direction, normal, ends = _along(hough, (w, h))
+    reach = config.table_reach * min(w, h)
+    crosses = np.isfinite(ends).all(axis=1) & (ends[:, 1] - ends[:, 0] > 2 * reach)
+    point, direction, normal, ends = point[crosses], direction[crosses], normal[crosses], ends[crosses]
+    def shows(t):
+        """Whether each line shows at its positions ``t`` (k, m): against the quieter side, 4 px off."""
+        pts = point[:, None] + t[..., None] * direction[:, None]
+        on, ok = _sample(dil, pts.reshape(-1, 2))
+        off = np.minimum(*(_sample(dil, (pts + d * 4.0 * normal[:, None]).reshape(-1, 2))[0] for d in (-1, 1)))
+        return ((on > 1.5 * off + 2.0) & ok).reshape(t.shape)
+    near = np.linspace(0.0, 1.0, 12)[None]
+    at_edge = np.maximum(shows(ends[:, :1] + near * reach).mean(axis=1),
+                         shows(ends[:, 1:] - near * reach).mean(axis=1)) >= 0.5
+    if not at_edge.any():
+        return lines
+    point, direction, normal, ends = point[at_edge], direction[at_edge], normal[at_edge], ends[at_edge]
+    steps = np.arange(int(np.ceil((ends[:, 1] - ends[:, 0]).max())) + 1)
+    t = ends[:, :1] + steps[None]
+    within = t <= ends[:, 1:]
+    found = shows(t) & within
+    def from_edge(found: np.ndarray) -> np.ndarray:
+        """Each row's samples up to its first gap of more than ``table_gap`` misses."""
+        idx = np.broadcast_to(np.arange(found.shape[1]), found.shape)
+        missed = idx - np.maximum.accumulate(np.where(found, idx, -1), axis=1)
+        gap = np.where((missed > config.table_gap).any(axis=1), np.argmax(missed > config.table_gap, axis=1),
+                       found.shape[1] + config.table_gap)
+        return found & (idx < (gap - config.table_gap)[:, None])
+    # From the far edge: the samples reversed, each row's own length.
+    count = within.sum(axis=1)
+    back = np.clip(count[:, None] - 1 - steps[None], 0, None)
+    reversed_found = np.take_along_axis(found, back, axis=1) & (steps[None] < count[:, None])
+    table = from_edge(found)
+    table |= np.take_along_axis(from_edge(reversed_found), back, axis=1) & within
+    pts = np.rint((point[:, None] + t[..., None] * direction[:, None])[table]).astype(int)
+    mask = np.zeros((h, w), np.uint8)
+    mask[np.clip(pts[:, 1], 0, h - 1), np.clip(pts[:, 0], 0, w - 1)] = 1
+    mask = cv2.dilate(mask, np.ones((5, 5), np.uint8))
+    return np.where(mask > 0, 0, lines).astype(np.float32)
+
+
+def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0,
+                   hough: Optional[Callable] = None):
     """The line image's (``smooth``: blurred) pairs of line families (:func:`_families`) and the centre of
     its strongest lines, which the lines' positions are measured from.
 
     ``min_run`` > 0 leaves out short ridge pieces (see :func:`_hough`): a fine check or
     weave leaves rows of them along its diagonals, and where those run with the board's
     lines they crowd both families of the board's directions; the board's own lines,
-    joined at the crossings, are long."""
-    families = _families(_hough(smooth, config, min_run=min_run), config)
+    joined at the crossings, are long. ``hough``: :func:`_hough` of ``smooth`` with this
+    ``min_run``, given its percentile and floor (from a search that keeps the lines for
+    the next)."""
+    hough = hough or (lambda percentile, floor: _hough(smooth, config, percentile, floor, min_run))
+    families = _families(hough(95, 0.2), config)
     if not families:
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
-        families = _families(_hough(smooth, config, 85, 0.05, min_run), config)
+        families = _families(hough(85, 0.05), config)
     ys, xs = np.nonzero(lines > _level(lines, 97))
     centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
     return families, centre
@@ -1012,6 +1095,13 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
 
     * ``line``: a line's share of cell sides where it shows near the crossings (the
       worst line's); ``halfway``: the same halfway between them, the median line's;
+    * ``across``: an outer row's (or column's) share of the lines across it that show in
+      it (the worst of the four): a grid a cell off, out to the board's edge, a printed
+      border line or a title's column, has its outer row in the margin, where the
+      board's lines end;
+    * ``onward``: a side's share of lines that go on past the outer line across them,
+      in the margin strip and half a cell further (the most of the four): a table's
+      tiles or checks that pass for a grid go on, a board's lines end;
     * ``margin``: a side's share of board-like margin points;
     * ``ring``: a side's share of board-like outer cells or margin points, whichever is
       more (a side of stones, as at the start, shows little bare board in its cells);
@@ -1032,29 +1122,42 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # shadows hide most of a line's mid-sides.
     near = np.array([0.1, 0.18, 0.82, 0.9])
     middle = np.array([0.38, 0.5, 0.62])
-    strength, halfway = [], 1.0
+    outside = np.array([0.17, 0.22, 0.27])
+    further = np.array([0.5, 0.6, 0.7])
+    beside = np.array([0.0, -0.2, 0.2])         # on the line, and either side of it
+    strength, halfway, onward = [], 1.0, 0.0
     for fam, n, span in ((0, na, nb), (1, nb, na)):
-        i = np.arange(-1, n + 2)
-        def at(offset, along):
-            tt = (np.arange(span)[:, None] + along[None]).ravel()
-            a = np.broadcast_to(i[:, None] + offset, (n + 3, len(tt)))
-            b = np.broadcast_to(tt[None], (n + 3, len(tt)))
-            v = sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))
-            return v.reshape(n + 3, span, len(along))                   # NaN: out of the image
+        # Every line -1 .. n + 1 at once, on it and either side, at the points near the
+        # crossings, halfway between them and past its ends: one projection.
+        cells = np.arange(span)[:, None]
+        tt = np.concatenate([(cells + near).ravel(), (cells + middle).ravel(),
+                             -outside, -further, span + outside, span + further])
+        a = np.broadcast_to(beside[:, None, None] + np.arange(-1, n + 2)[None, :, None], (3, n + 3, len(tt)))
+        b = np.broadcast_to(tt[None, None], (3, n + 3, len(tt)))
+        on, lo, hi = sample(np.stack([a, b], -1) if fam == 0 else np.stack([b, a], -1))    # NaN: out of the image
         # Beside the line: the quieter side (a printed border line may run along the
         # outer lines, a tenth of a cell or so outside).
-        strength.append((at(0.0, near).mean(axis=2), np.fmin(at(-0.2, near), at(0.2, near)).mean(axis=2)))
+        side = np.fmin(lo, hi)
+        k, m = span * len(near), span * len(middle)
+        strength.append((on[:, :k].reshape(n + 3, span, -1).mean(axis=2), side[:, :k].reshape(n + 3, span, -1).mean(axis=2)))
         with np.errstate(invalid="ignore"):
-            mid = (at(0.0, middle) > 1.5 * np.fmin(at(-0.2, middle), at(0.2, middle)) + 2.0).any(axis=2)
+            mid = (on[:, k:k + m] > 1.5 * side[:, k:k + m] + 2.0).reshape(n + 3, span, -1).any(axis=2)
+            # Past both ends of the lines, in the margin: a board's lines end at its
+            # outer lines, a table's tiles or checks that pass for a grid go on.
+            goes_on = (on[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2)
+                       > 1.5 * side[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2) + 2.0)[1:-1]
         halfway = min(halfway, float(np.median(mid[1:-1].mean(axis=1))))
+        onward = max(onward, float((goes_on[:, 0] & goes_on[:, 1]).mean()), float((goes_on[:, 2] & goes_on[:, 3]).mean()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
-    worst, beyond = 1.0, 0.0
+    worst, beyond, across = 1.0, 0.0, 1.0
     with np.errstate(invalid="ignore"):
         for on, off in strength:
             present = on > 1.5 * off + 2.0                              # False where NaN
             share = present.mean(axis=1)
             worst = min(worst, float(share[1:-1].min()))
+            # The other family's outer rows: in the margin no line crosses them.
+            across = min(across, float(present[1:-1, 0].mean()), float(present[1:-1, -1].mean()))
             # A margin line only counts as a grid line where it is as strong as they are.
             # Moved a cell towards it, the grid would gain that line and lose its far one.
             like_grid = (present & (on > 0.5 * typical) & (on < 2.0 * typical)).mean(axis=1)
@@ -1125,7 +1228,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # little bare board; a side is off the board when its margin does not make up for it.
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
     margin = min(margins)
-    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond}
+    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond,
+            "across": across, "onward": onward}
 
 
 def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int, fam: int,
@@ -1192,7 +1296,8 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
 
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
     return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and m["ring"] >= config.min_ring
-            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond)
+            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond
+            and m["across"] >= config.min_across and m["onward"] <= config.max_onward)
 
 
 def on_a_board(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
@@ -1346,7 +1451,7 @@ def _lab_of(memo: Dict, frame_bgr: np.ndarray, gray: np.ndarray, scale: float) -
 
 
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
-            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0):
+            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0, clear_table: bool = False):
     """Best (score, face, homography, cells along family a, along family b) in a work
     image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
     are not taken: their margin, and often a whole line, cannot be checked; nor are grids
@@ -1354,7 +1459,9 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
 
     ``memo``: what one search of this image leaves for the next (with another
     ``config``): its line families, colours, and the grids it refused, which the next
-    one passes over. ``min_run``: see :func:`_line_families`."""
+    one passes over. ``min_run``: see :func:`_line_families`. ``clear_table``: the
+    candidates come from the line image without the table's lines
+    (:func:`_cleared_of_table`); every grid is still weighed on the whole line image."""
     h, w = gray.shape
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
@@ -1394,9 +1501,18 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         looked at so far, by rank."""
         if face not in rankings:
             lines, smooth, dil = _lines_of(memo, gray, face, kernel)
-            key = ("families", face, h, kernel, min_run)
+            key = ("families", face, h, kernel, min_run, config.family_spread_deg, clear_table)
             if key not in memo:
-                memo[key] = _line_families(lines, smooth, config, min_run)
+                def hough(percentile: float, floor: float) -> np.ndarray:
+                    found = ("hough", face, h, kernel, min_run, percentile, floor)
+                    if found not in memo:
+                        memo[found] = _hough(smooth, config, percentile, floor, min_run)
+                    return memo[found]
+                if clear_table:
+                    cleared = _cleared_of_table(lines, dil, hough(95, 0.2), config)
+                    memo[key] = _line_families(cleared, _blurred(cleared), config, min_run)
+                else:
+                    memo[key] = _line_families(lines, smooth, config, min_run, hough)
             # Ranked coarsely first (a third of the samples), then the best few in full.
             def ranked(candidates, per_cell):
                 """(score, homography, na, nb), best first (in the order given on a tie)."""
@@ -1713,6 +1829,13 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
                 best = None
         else:
             best = _search(frame_bgr, gray, scale, faces, 5, config)
+    if best is None:
+        # A tiled table's grout or a cloth's stripes a few degrees off the board's lines
+        # share their families, and crowd the board's lines out of the 1-D ranking; and
+        # strong grout outvotes faint board lines in the Hough transform.
+        gray, scale = _work_gray(frame_bgr, config.work_size)
+        best = _search(frame_bgr, gray, scale, faces, config.kernel,
+                       replace(config, family_spread_deg=config.narrow_spread_deg), memo, clear_table=True)
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best
