@@ -265,9 +265,9 @@ def test_a_classifier_all_but_certain_cannot_outvote_the_others_sure_reading():
 @pytest.mark.parametrize("board", ["9x9", "7x8"])
 def test_a_room_is_checked_across_the_board_on_cells_it_did_not_learn_from(board):
     # room_weight learns each half of the start frame and reads the other: the halves are
-    # the two sides of the board's diagonal from a1's corner (each a solid region, not the
-    # checkerboard's interleaved colours), so the check sees the room read where the light
-    # may differ from where it learned; each still holds all three classes of the start.
+    # the two sides of the board's diagonal from a1's corner, each a solid region, so the
+    # check sees the room read where the light may differ from where it learned; each
+    # still holds all three classes of the start.
     reader = CellReader(Calibration(board, (1280, 960), ((100, 100), (900, 100), (900, 900), (100, 900))))
     labels = layout_labels(Position.start(board).stacks(), reader.names)
     width, height = reader.width, reader.height
