@@ -238,8 +238,14 @@ class CellReader:
         self.board = calibration.board
         self.width, self.height = dimensions(self.board)
         self.names = cell_names(self.board)
-        # The board's two checkerboard colours: the halves a room is checked on.
-        self.halves = np.array([sum(cell_index(n)) % 2 for n in self.names])
+        # The halves a room is checked on (room_weight): the board's two sides of its
+        # diagonal from a1's corner. Each holds stones of both camps and empty cells, and
+        # a room learned on one side reads the other, where a low lamp's light may differ
+        # as much as it does where a game's stones later stand (interleaved cells would
+        # be lit alike).
+        files, ranks = np.array([cell_index(n) for n in self.names]).T
+        across = (files + 0.5) * self.height - (ranks + 0.5) * self.width
+        self.halves = np.where(across == 0, files % 2, across > 0).astype(int)
         self.uses_cnn = config.classifier in ("cnn", "both")
         self.classifier = shipped_classifier()
         self.net = shipped_net(self.board, "default")

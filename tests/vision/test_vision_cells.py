@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from fenix_tools.sim import SceneParams, random_placement, random_scene, render_frame
+from fenix_table.board import cell_index
 from fenix_table.rules import Position
 from fenix_table.vision.cells import DEFAULT_READER, CellReader, calibrate_reader, pooled
 from fenix_table.vision.colour import CLASSES, layout_labels
@@ -259,3 +260,32 @@ def test_a_classifier_all_but_certain_cannot_outvote_the_others_sure_reading():
     P, Q = np.array([[0.2, 0.3, 0.5]]), np.array([[0.5, 0.3, 0.2]])
     R = P ** 0.65 * Q ** 0.35
     assert np.allclose(pooled(P, Q, 0.65), R / R.sum())
+
+
+@pytest.mark.parametrize("board", ["9x9", "7x8"])
+def test_a_room_is_checked_across_the_board_on_cells_it_did_not_learn_from(board):
+    # room_weight learns each half of the start frame and reads the other: the halves are
+    # the two sides of the board's diagonal from a1's corner, each a solid region, so the
+    # check sees the room read where the light may differ from where it learned; each
+    # still holds all three classes of the start.
+    reader = CellReader(Calibration(board, (1280, 960), ((100, 100), (900, 100), (900, 900), (100, 900))))
+    labels = layout_labels(Position.start(board).stacks(), reader.names)
+    width, height = reader.width, reader.height
+    for half in (0, 1):
+        assert set(labels[reader.halves == half]) == {0, 1, 2}
+    grid = {cell_index(n): h for n, h in zip(reader.names, reader.halves)}
+    assert grid[(width - 1, 0)] != grid[(0, height - 1)]
+    # Each half is one region: a cell's neighbours across a file or rank are mostly its own side's.
+    same = sum(grid[(f, r)] == grid[(f + df, r + dr)] for (f, r) in grid for df, dr in ((1, 0), (0, 1))
+               if (f + df, r + dr) in grid)
+    pairs = (width - 1) * height + width * (height - 1)
+    assert same > 0.75 * pairs
+    # A room learned from a start frame still gets its weight (every half has every class).
+    rng = np.random.default_rng(5)
+    scene = random_scene(rng, board, hard=False, hand=False)
+    layout = Position.start(board).stacks()
+    start, truth = render_frame(layout, board, scene, rng)
+    cal = true_calibration(truth, scene.image_size)
+    reader = CellReader(cal)
+    room = reader.learn_room([(reader.lesson(reader.rectifier(start)), labels)])
+    assert room["cnn_weight"] in DEFAULT_READER.cnn_weights_room
