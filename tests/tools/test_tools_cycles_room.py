@@ -8,7 +8,8 @@ import pytest
 
 from fenix_table.board import dimensions, light_lines
 from fenix_tools.cycles import make
-from fenix_tools.cycles.room import (FACE_PPC, TUNE_ONLY, draw_face, draw_family, film, scene_spec)
+from fenix_tools.cycles.room import (FACE_PPC, TRAIN_ONLY, TUNE_ONLY, draw_face, draw_family, film,
+                                     scene_spec)
 from fenix_tools.pbr.make import SPLIT_BASE as PBR_BASE
 from fenix_tools.pbr.make import truth_of
 
@@ -35,11 +36,39 @@ def test_a_room_is_drawn_the_same_from_its_seed():
 def test_train_rooms_never_draw_a_tune_kind_and_tune_rooms_always_do():
     rng = np.random.default_rng(5)
     held = set(TUNE_ONLY["table"] + TUNE_ONLY["light"] + TUNE_ONLY["material"])
+    train_only = {kind for kinds in TRAIN_ONLY.values() for kind in kinds}
+    train_lights = set()
     for _ in range(300):
         train = draw_family(rng, "train")
         tune = draw_family(rng, "tune")
         assert not {train.table, train.light, train.material} & held
         assert {tune.table, tune.light, tune.material} & held
+        assert not {tune.table, tune.light, tune.material} & train_only
+        train_lights.add(train.light)
+    assert "raking" in train_lights
+
+
+def test_tune_rooms_keep_the_families_they_were_rendered_with():
+    # The tune split of run seed 1 was rendered before the train-only raking light
+    # existed; a train-only kind must not move the tune split's draws.
+    rendered = {0: ("tiles", "spot_low", "glass", "9x9"), 1: ("tiles", "overcast", "glass", "7x8"),
+                2: ("tiles", "spot_low", "painted", "9x9"), 3: ("check", "spot_low", "painted", "7x8")}
+    for index, (table, light, material, board) in rendered.items():
+        room, _ = make.draw_frames("tune", make.room_seed("tune", 1, index), SIZE)
+        assert (room.family.table, room.family.light, room.family.material, room.board) == \
+            (table, light, material, board)
+
+
+def test_a_raking_room_lights_the_board_from_low_down():
+    room_id = next(make.room_seed("train", 1, i) for i in range(200)
+                   if make.draw_frames("train", make.room_seed("train", 1, i), SIZE)[0].family.light == "raking")
+    room, _ = make.draw_frames("train", room_id, SIZE)
+    (lamp,) = room.lights
+    cols, rows = dimensions(room.board)
+    centre = np.array([cols / 2, rows / 2, 0.0])
+    offset = np.array(lamp["location"]) - centre
+    elevation = math.degrees(math.atan2(offset[2], math.hypot(offset[0], offset[1])))
+    assert elevation < 22
 
 
 def test_split_seeds_never_meet_each_other_or_the_pbr_family():

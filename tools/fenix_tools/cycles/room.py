@@ -11,7 +11,7 @@ Cycles' principled shader, and the camera's development in :mod:`.develop`.
 Scene families: a room is one table pattern, one light setup and one stone material,
 joined by ``/``. :data:`TUNE_ONLY` kinds are drawn only in the tune split (every tune room
 has at least one), so a model trained on this family's train split has never seen a tune
-room's kind.
+room's kind; :data:`TRAIN_ONLY` kinds only in the train split.
 """
 from __future__ import annotations
 
@@ -36,6 +36,11 @@ MATERIALS = ("plastic", "wood", "painted")
 #: Drawn only for the tune split: glazed tiles, one hard spot low beside the board,
 #: glass-like stones.
 TUNE_ONLY = {"table": ("tiles",), "light": ("spot_low",), "material": ("glass",)}
+#: Drawn only for the train split: light raking across the board from low down (a low
+#: sun, or a broad lamp at the table's height) in a lit room, so that a net learns stones'
+#: long shadows without seeing the tune split's hard spot in a dark room. Kept out of
+#: :data:`LIGHTS` so that the tune split's rooms draw what they drew before it existed.
+TRAIN_ONLY = {"light": ("raking",)}
 SPLITS = ("train", "tune")
 FACE_PPC = 64              # texels per cell of the printed face
 
@@ -94,10 +99,11 @@ class CyclesRoom:
 
 def draw_family(rng: np.random.Generator, split: str) -> Family:
     """Train rooms draw no :data:`TUNE_ONLY` kind; tune rooms at least one (each held out
-    with even odds, drawn again until one is)."""
+    with even odds, drawn again until one is), and no :data:`TRAIN_ONLY` kind."""
     pools = {"table": TABLES, "light": LIGHTS, "material": MATERIALS}
     if split == "train":
-        return Family(*(str(rng.choice(pools[k])) for k in ("table", "light", "material")))
+        return Family(*(str(rng.choice(pools[k] + TRAIN_ONLY.get(k, ())))
+                        for k in ("table", "light", "material")))
     while True:
         held = {k: rng.random() < 0.5 for k in pools}
         if any(held.values()):
@@ -303,6 +309,19 @@ def _draw_lights(rng: np.random.Generator, setup: str, board_wh) -> Tuple[List[D
         if rng.random() < 0.5:
             p = around(u(0, 20), u(30, 50))
             lights.append(_light("area", p, aim(p, 6), u(3000, 6000), u(0.1, 0.4), u(4, 10)))
+    elif setup == "raking":
+        # Long shadows in a lit room: a sun a few degrees above the horizon, or a broad
+        # lamp at about the table's height a little way off.
+        if rng.random() < 0.5:
+            a, el = u(0, 2 * math.pi), math.radians(u(6, 18))
+            dvec = np.array([math.cos(a) * math.cos(el), math.sin(a) * math.cos(el), math.sin(el)])
+            lights.append(_light("sun", target + 100 * dvec, target, u(3000, 5500), u(0.6, 1.0), u(0.5, 2.0)))
+        else:
+            p = around(u(10, 20), u(1.5, 4))
+            lights.append(_light("area", p, aim(p, 1.0), u(2700, 5000), 1.0, u(1.5, 5.0),
+                                 shape=str(rng.choice(["DISK", "SQUARE"]))))
+        world, world_k = u(0.06, 0.25), u(4500, 8000)
+        ev = float(u(-0.8, 0.2))
     elif setup == "spot_low":
         # One hard spot low beside the board, raking across it; the rest of the room dark.
         p = around(u(6, 14), u(2, 6))
