@@ -1823,17 +1823,18 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         # Second look for a board that is small in the frame: more pixels if the frame
         # has them, else a narrower top-hat so that small stones do not pass for lines.
         if max(h, w) > 1.3 * config.work_size:
-            gray, scale = _work_gray(frame_bgr, 2 * config.work_size)
-            best = _search(frame_bgr, gray, scale, faces, config.kernel, config)
+            larger, larger_scale = _work_gray(frame_bgr, 2 * config.work_size)
+            best = _search(frame_bgr, larger, larger_scale, faces, config.kernel, config)
             if best is not None and best[0] < config.second_look_fit:
                 best = None
+            if best is not None:
+                scale = larger_scale
         else:
             best = _search(frame_bgr, gray, scale, faces, 5, config)
     if best is None:
         # A tiled table's grout or a cloth's stripes a few degrees off the board's lines
         # share their families, and crowd the board's lines out of the 1-D ranking; and
         # strong grout outvotes faint board lines in the Hough transform.
-        gray, scale = _work_gray(frame_bgr, config.work_size)
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, family_spread_deg=config.narrow_spread_deg), memo, clear_table=True)
     if best is None:
