@@ -192,6 +192,21 @@ def _sample(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return vals, ok
 
 
+def _shows(on: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Where a line shows: its response ``on`` in the line image clearly above ``off``,
+    the response beside it (False where either is NaN)."""
+    return on > 1.5 * off + 2.0
+
+
+def _shows_at(dil: np.ndarray, pts: np.ndarray, away: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Whether a line shows in the line image ``dil`` at ``pts`` (..., 2), against the
+    quieter of its two sides ``away`` (offsets, broadcast to ``pts``) off; and its
+    response there."""
+    on, ok = _sample(dil, pts.reshape(-1, 2))
+    off = np.minimum(_sample(dil, (pts + away).reshape(-1, 2))[0], _sample(dil, (pts - away).reshape(-1, 2))[0])
+    return (_shows(on, off) & ok).reshape(pts.shape[:-1]), on.reshape(pts.shape[:-1])
+
+
 def _score(lines_dil: np.ndarray, Hm: np.ndarray, width: int, height: int,
            lens: Optional[Callable] = None, per_cell: int = 8) -> float:
     """Grid evidence of homography ``Hm`` (board cells -> work pixels; then ``lens``, see
@@ -513,10 +528,8 @@ def _within_grid(dil: np.ndarray, family: np.ndarray, across: np.ndarray, spacin
     def unit(l):
         return l[..., :2] / (np.hypot(l[..., 0], l[..., 1])[..., None] + 1e-12)
     def shows(pts, normal, floor=0.0):
-        on, ok = _sample(dil, pts.reshape(-1, 2))
-        off = np.minimum(_sample(dil, (pts + 0.3 * spacing * normal).reshape(-1, 2))[0],
-                         _sample(dil, (pts - 0.3 * spacing * normal).reshape(-1, 2))[0])
-        return ((on > 1.5 * off + 2.0) & (on > floor) & ok).reshape(pts.shape[:-1]), on.reshape(pts.shape[:-1])
+        present, on = _shows_at(dil, pts, 0.3 * spacing * normal)
+        return present & (on > floor), on
     a, b = family[:, None, :], across[None, :, :]
     det = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     det = np.where(np.abs(det) < 1e-6, 1e-6, det)
@@ -567,10 +580,7 @@ def _cleared_of_table(lines: np.ndarray, dil: np.ndarray, hough: np.ndarray, con
     point, direction, normal, ends = point[crosses], direction[crosses], normal[crosses], ends[crosses]
     def shows(t):
         """Whether each line shows at its positions ``t`` (k, m): against the quieter side, 4 px off."""
-        pts = point[:, None] + t[..., None] * direction[:, None]
-        on, ok = _sample(dil, pts.reshape(-1, 2))
-        off = np.minimum(*(_sample(dil, (pts + d * 4.0 * normal[:, None]).reshape(-1, 2))[0] for d in (-1, 1)))
-        return ((on > 1.5 * off + 2.0) & ok).reshape(t.shape)
+        return _shows_at(dil, point[:, None] + t[..., None] * direction[:, None], 4.0 * normal[:, None])[0]
     near = np.linspace(0.0, 1.0, 12)[None]
     at_edge = np.maximum(shows(ends[:, :1] + near * reach).mean(axis=1),
                          shows(ends[:, 1:] - near * reach).mean(axis=1)) >= 0.5
@@ -1141,11 +1151,11 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         k, m = span * len(near), span * len(middle)
         strength.append((on[:, :k].reshape(n + 3, span, -1).mean(axis=2), side[:, :k].reshape(n + 3, span, -1).mean(axis=2)))
         with np.errstate(invalid="ignore"):
-            mid = (on[:, k:k + m] > 1.5 * side[:, k:k + m] + 2.0).reshape(n + 3, span, -1).any(axis=2)
+            mid = _shows(on[:, k:k + m], side[:, k:k + m]).reshape(n + 3, span, -1).any(axis=2)
             # Past both ends of the lines, in the margin: a board's lines end at its
             # outer lines, a table's tiles or checks that pass for a grid go on.
-            goes_on = (on[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2)
-                       > 1.5 * side[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2) + 2.0)[1:-1]
+            goes_on = _shows(on[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2),
+                             side[:, k + m:].reshape(n + 3, 4, -1).mean(axis=2))[1:-1]
         halfway = min(halfway, float(np.median(mid[1:-1].mean(axis=1))))
         onward = max(onward, float((goes_on[:, 0] & goes_on[:, 1]).mean()), float((goes_on[:, 2] & goes_on[:, 3]).mean()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
@@ -1153,7 +1163,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     worst, beyond, across = 1.0, 0.0, 1.0
     with np.errstate(invalid="ignore"):
         for on, off in strength:
-            present = on > 1.5 * off + 2.0                              # False where NaN
+            present = _shows(on, off)
             share = present.mean(axis=1)
             worst = min(worst, float(share[1:-1].min()))
             # The other family's outer rows: in the margin no line crosses them.
