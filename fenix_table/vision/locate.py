@@ -95,6 +95,9 @@ class LocateConfig:
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
     min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it,
     max_onward: float = 0.5          # ... and no more than this share of one side's lines goes on into the margin
+    crisp_line: float = 0.9          # a grid whose every line shows along this share and
+    crisp_onward: float = 0.2        # ... no more than this share of one side's lines goes on: its ring and
+                                     # margin may be judged against the outer cells beside the margin
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
@@ -335,12 +338,13 @@ def _peak(sm: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _hough(smooth: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
-           min_run: float = 0.0) -> np.ndarray:
+           min_run: float = 0.0, ridges: Optional[np.ndarray] = None) -> np.ndarray:
     """Hough lines (rho, theta, votes) of a blurred line image (:func:`_blurred`),
     strongest first, de-duplicated. ``min_run``: ridge pieces shorter than this share of
-    the image's shorter side are left out (see :func:`_line_families`)."""
+    the image's shorter side are left out (see :func:`_line_families`). ``ridges``:
+    :func:`_ridges` of ``smooth`` with this percentile and floor, when already made."""
     h, w = smooth.shape
-    binary = _ridges(smooth, percentile, floor)
+    binary = _ridges(smooth, percentile, floor) if ridges is None else ridges
     if min_run > 0:
         _, label, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
         long_enough = (stats[:, cv2.CC_STAT_AREA] >= min_run * min(h, w)).astype(np.uint8) * 255
@@ -1224,22 +1228,32 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         warnings.simplefilter("ignore", RuntimeWarning)
         ink = _nanmedian(ink_colours, axis=0)
     ink_plane = _colour_plane(crossings, ink_colours)
-    margins = []
+    margins, margins_beside = [], []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
+        # The outer row's cells, at their two corners on the first inner line: under a
+        # spot's edge no plane holds the board's colour, but the margin is lit as the
+        # cells beside it are (``margin_beside``). A grid a cell off the board has those
+        # corners in the board's margin, and the table beyond its outer line.
+        within = np.floor(tt)[:, None] + np.array([0.12, 0.88])[None]
         for edge, sign in ((0.0, -1.0), (float(n), 1.0)):
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
-            pts = pts if fam == 0 else pts[..., ::-1]
-            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), (ref, _colour_at(plane, pts)),
-                                 (ink, _colour_at(ink_plane, pts)), flat_below)
+            near = np.stack([np.full(within.shape, edge - sign * 0.88), within], -1)
+            pts, near = (pts, near) if fam == 0 else (pts[..., ::-1], near[..., ::-1])
+            col, response, inks = _bare_colours(lab, Hm, pts, lens), sample(pts), (ink, _colour_at(ink_plane, pts))
+            board = _margin_runs(col, response, (ref, _colour_at(plane, pts)), inks, flat_below)
+            beside = _bare_colours(lab, Hm, near, lens)
+            lit_alike = _margin_runs(col, response, (beside[:, :1], beside[:, 1:]), inks, flat_below)
             margins.append(float(board.mean()))
+            margins_beside.append(float((board | lit_alike).mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
-    margin = min(margins)
-    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond,
-            "across": across, "onward": onward}
+    ring_beside = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins_beside))
+    return {"ring": float(ring), "margin": float(min(margins)), "line": worst, "halfway": halfway, "beyond": beyond,
+            "across": across, "onward": onward, "ring_beside": float(ring_beside),
+            "margin_beside": float(min(margins_beside))}
 
 
 def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int, fam: int,
@@ -1305,8 +1319,13 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
 
 
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
-    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and m["ring"] >= config.min_ring
-            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond
+    # A crisp grid whose lines end at its outer lines may be judged by the margin's
+    # likeness to the cells beside it (a spot's edge across the board); a grid of a
+    # table's lines partly over the board shows its lines less or runs on.
+    crisp = m["line"] >= config.crisp_line and m["onward"] <= config.crisp_onward
+    ring, margin = (m["ring_beside"], m["margin_beside"]) if crisp else (m["ring"], m["margin"])
+    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and ring >= config.min_ring
+            and margin >= config.min_margin and m["beyond"] <= config.max_beyond
             and m["across"] >= config.min_across and m["onward"] <= config.max_onward)
 
 
@@ -1494,7 +1513,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         the frame has the pixels: at the work size a printed border line close to the
         outer line blurs into it, and the strip of bare board between them is lost."""
         m = measures(dil, Hm, na, nb)
-        if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0), config):
+        if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0, margin_beside=1.0, ring_beside=1.0), config):
             return False
         if face not in finer:
             closer = min(1.0, 2 * scale)
@@ -1516,7 +1535,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 def hough(percentile: float, floor: float) -> np.ndarray:
                     found = ("hough", face, h, kernel, min_run, percentile, floor)
                     if found not in memo:
-                        memo[found] = _hough(smooth, config, percentile, floor, min_run)
+                        # (The ridges are the same with and without short pieces.)
+                        ridges = ("ridges", face, h, kernel, percentile, floor)
+                        if ridges not in memo:
+                            memo[ridges] = _ridges(smooth, percentile, floor)
+                        memo[found] = _hough(smooth, config, percentile, floor, min_run, memo[ridges])
                     return memo[found]
                 if clear_table:
                     cleared = _cleared_of_table(lines, dil, hough(95, 0.2), config)
@@ -1525,11 +1548,16 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     memo[key] = _line_families(lines, smooth, config, min_run, hough)
             # Ranked coarsely first (a third of the samples), then the best few in full.
             def ranked(candidates, per_cell):
-                """(score, homography, na, nb), best first (in the order given on a tie)."""
-                fits = np.zeros(len(candidates))
+                """(score, homography, na, nb), best first (in the order given on a tie).
+                Each grid is scored once per image: the search looking further down the
+                ranking meets the first search's grids again."""
+                known = memo.setdefault(("scores", face, h, kernel, per_cell), {})
+                keys = [(Hm.tobytes(), na, nb) for Hm, na, nb in candidates]
                 for shape in {(na, nb) for _, na, nb in candidates}:
-                    group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape]
-                    fits[group] = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
+                    group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape and keys[i] not in known]
+                    fits = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
+                    known.update(zip((keys[i] for i in group), fits))
+                fits = np.array([known[k] for k in keys])
                 return [(fits[i], *candidates[i]) for i in np.argsort(-fits, kind="stable")]
             coarse = ranked(list(_candidates(dil, face, config, memo[key])), 3)
             rankings[face] = (smooth, dil, ranked([c[1:] for c in coarse[:config.ranked]], 8), {})
@@ -1585,8 +1613,12 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if refined >= 2:
                     break
                 continue
-            Hr = _refine(smooth, Hm, na, nb)
-            sr = _score(dil, Hr, na, nb)
+            refinements = memo.setdefault(("refined", face, h, kernel), {})
+            key = (Hm.tobytes(), na, nb)
+            if key not in refinements:          # (a later search meets the same candidates)
+                Hr = _refine(smooth, Hm, na, nb)
+                refinements[key] = (Hr, _score(dil, Hr, na, nb))
+            Hr, sr = refinements[key]
             if sr < s:
                 Hr, sr = Hm, s
             corners = _grid_corners(Hr, na, nb)
