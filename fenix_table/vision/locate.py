@@ -319,7 +319,7 @@ def _ridges(sm: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np.nd
     strong = np.sqrt((lxx - lyy) ** 2 + 4 * lxy ** 2)
     strong -= lxx + lyy
     strong *= 0.5
-    peak = np.where(across_x, _peak(sm, 1), _peak(sm, 0))
+    peak = (across_x & _peak(sm, 1)) | (~across_x & _peak(sm, 0))
     # (Percentiles of every other pixel and row: the same within a hair, at a quarter of the cost.)
     level, top = np.percentile(strong[::2, ::2], [percentile, 99.8])
     thr = max(float(level), floor * float(top), 0.5)
@@ -940,13 +940,18 @@ def _lens_k1(families: Sequence[Dict[int, np.ndarray]], size: Tuple[int, int], c
     return k
 
 
-def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np.ndarray:
+def _crossing_image(gray: np.ndarray) -> np.ndarray:
+    """The gray work image as :func:`line_polarity` samples it (lightly blurred)."""
+    return cv2.GaussianBlur(gray, (0, 0), 0.7).astype(np.float32)
+
+
+def _crossing_contrast(sm: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np.ndarray:
     """Median brightness of the grid lines minus the board right beside them, measured at
     the line crossings, where no stone reaches (a stone's rim stays ~0.2 cell away from
     every crossing). Positive: light lines (the 9x9 face); negative: dark lines (7x8).
     Between stones the bare board shows as a thin strip along each line, which the
-    opposite polarity's line image also picks up; the crossings tell the two apart."""
-    sm = cv2.GaussianBlur(gray, (0, 0), 0.7).astype(np.float32)
+    opposite polarity's line image also picks up; the crossings tell the two apart.
+    ``sm``: :func:`_crossing_image` of the gray image."""
     ii, jj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
     cross = np.column_stack([ii.ravel(), jj.ravel()]).astype(float)
     on_offsets = np.array([(0, 0), (0.07, 0), (-0.07, 0), (0, 0.07), (0, -0.07)])
@@ -963,14 +968,15 @@ def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np
     return diff[np.isfinite(diff)]
 
 
-def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Tuple[float, float]:
+def line_polarity(sm: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Tuple[float, float]:
     """(median, agreement) of the line-minus-board contrast at the line crossings, where
     no stone reaches (a stone's rim stays ~0.2 cell away from every crossing). A positive
     median means light lines (the 9x9 face), negative dark lines (7x8); agreement is the
     share of crossings with the median's sign (~1 for a real grid, ~0.5 for chance).
     Between stones the bare board shows as a thin strip along each line, which the
-    opposite polarity's line image also picks up; the crossings tell the two apart."""
-    diff = _crossing_contrast(gray, Hm, na, nb)
+    opposite polarity's line image also picks up; the crossings tell the two apart.
+    ``sm``: :func:`_crossing_image` of the gray image (made once for all its grids)."""
+    diff = _crossing_contrast(sm, Hm, na, nb)
     if not len(diff):
         return 0.0, 0.0
     median = float(np.median(diff))
@@ -1164,7 +1170,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         onward = max(onward, float((goes_on[:, 0] & goes_on[:, 1]).mean()), float((goes_on[:, 2] & goes_on[:, 3]).mean()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
-    worst, beyond, across = 1.0, 0.0, 1.0
+    worst, beyond, across, continues = 1.0, 0.0, 1.0, 1.0
     with np.errstate(invalid="ignore"):
         for on, off in strength:
             present = _shows(on, off)
@@ -1176,6 +1182,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             # Moved a cell towards it, the grid would gain that line and lose its far one.
             like_grid = (present & (on > 0.5 * typical) & (on < 2.0 * typical)).mean(axis=1)
             beyond = max(beyond, float(like_grid[0] - share[-2]), float(like_grid[-1] - share[1]))
+            continues = min(continues, float(like_grid[0]), float(like_grid[-1]))
     # Flat: no line response anywhere in a short run of points from the spot away from
     # the lines (a wood grain's streaks or a cloth's checks show in it), above the
     # board's own noise just beside the lines.
@@ -1252,7 +1259,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
     ring_beside = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins_beside))
     return {"ring": float(ring), "margin": float(min(margins)), "line": worst, "halfway": halfway, "beyond": beyond,
-            "across": across, "onward": onward, "ring_beside": float(ring_beside),
+            "across": across, "onward": onward, "continues": continues, "ring_beside": float(ring_beside),
             "margin_beside": float(min(margins_beside))}
 
 
@@ -1495,6 +1502,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
         return _lab_of(memo, frame_bgr, gray, scale)
+    def crossings() -> np.ndarray:
+        if ("crossings", h) not in memo:
+            memo["crossings", h] = _crossing_image(gray)
+        return memo["crossings", h]
     refused = memo.setdefault(("refused", h, kernel), [])
     finer = memo.setdefault(("finer", h, kernel), {})
     measured = memo.setdefault(("measures", h, kernel), {})
@@ -1565,7 +1576,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     def polarity(face: str, rank: int) -> Tuple[float, float]:
         _, _, scored, known = ranking(face)
         if rank not in known:
-            known[rank] = line_polarity(gray, *scored[rank][1:])
+            known[rank] = line_polarity(crossings(), *scored[rank][1:])
         return known[rank]
     def shown(face: str) -> float:
         """The crossing agreement of the face's best candidate that shows the face's
@@ -1668,7 +1679,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     na, nb = nb, na
             refined += 1
             this[3] = after[3] = True
-            median, agreement = line_polarity(gray, Hr, na, nb)
+            median, agreement = line_polarity(crossings(), Hr, na, nb)
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
             right = (median > 0) == light_lines(face) and agreement >= config.min_agreement
