@@ -76,7 +76,9 @@ class LocateConfig:
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
     min_fit: float = 0.22            # grid_fit from here on: a board
     weak_fit: float = 0.12           # ... or from here on, if the crossings agree:
-    crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity
+    crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity,
+    weak_line: float = 0.4           # ... and every line shows along this share at least
+    weak_onward: float = 0.25        # ... and no more than this share of one side's lines goes on
     min_agreement: float = 0.7       # ... below this share the face is in doubt: no board
     sure_fit: float = 0.45           # grid_fit above this: do not try the other face
     clear_face: float = 0.85         # ... which goes first unless the first face's best candidate
@@ -1170,7 +1172,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         onward = max(onward, float((goes_on[:, 0] & goes_on[:, 1]).mean()), float((goes_on[:, 2] & goes_on[:, 3]).mean()))
     grid_on = np.concatenate([on[1:-1].ravel() for on, _ in strength])
     typical = float(np.nanmedian(grid_on)) if np.isfinite(grid_on).any() else 0.0
-    worst, beyond, across, continues = 1.0, 0.0, 1.0, 1.0
+    worst, beyond, across = 1.0, 0.0, 1.0
     with np.errstate(invalid="ignore"):
         for on, off in strength:
             present = _shows(on, off)
@@ -1182,7 +1184,6 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
             # Moved a cell towards it, the grid would gain that line and lose its far one.
             like_grid = (present & (on > 0.5 * typical) & (on < 2.0 * typical)).mean(axis=1)
             beyond = max(beyond, float(like_grid[0] - share[-2]), float(like_grid[-1] - share[1]))
-            continues = min(continues, float(like_grid[0]), float(like_grid[-1]))
     # Flat: no line response anywhere in a short run of points from the spot away from
     # the lines (a wood grain's streaks or a cloth's checks show in it), above the
     # board's own noise just beside the lines.
@@ -1259,7 +1260,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
     ring_beside = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins_beside))
     return {"ring": float(ring), "margin": float(min(margins)), "line": worst, "halfway": halfway, "beyond": beyond,
-            "across": across, "onward": onward, "continues": continues, "ring_beside": float(ring_beside),
+            "across": across, "onward": onward, "ring_beside": float(ring_beside),
             "margin_beside": float(min(margins_beside))}
 
 
@@ -1683,6 +1684,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
             right = (median > 0) == light_lines(face) and agreement >= config.min_agreement
+            if right and sr < config.min_fit and agreement >= config.crossing_agreement:
+                # Taken on its crossings alone: a fine check's pattern agrees at its
+                # crossings too, but shows its lines less and runs on past the outer ones.
+                m = measures(dil, Hr, na, nb)
+                right = m["line"] >= config.weak_line and m["onward"] <= config.weak_onward
             if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
                 if best is None or sr > best[0]:
                     best = (sr, face, Hr, na, nb)
