@@ -970,15 +970,16 @@ def _crossing_contrast(sm: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np.n
     return diff[np.isfinite(diff)]
 
 
-def line_polarity(sm: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Tuple[float, float]:
+def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int,
+                  sm: Optional[np.ndarray] = None) -> Tuple[float, float]:
     """(median, agreement) of the line-minus-board contrast at the line crossings, where
     no stone reaches (a stone's rim stays ~0.2 cell away from every crossing). A positive
     median means light lines (the 9x9 face), negative dark lines (7x8); agreement is the
     share of crossings with the median's sign (~1 for a real grid, ~0.5 for chance).
     Between stones the bare board shows as a thin strip along each line, which the
     opposite polarity's line image also picks up; the crossings tell the two apart.
-    ``sm``: :func:`_crossing_image` of the gray image (made once for all its grids)."""
-    diff = _crossing_contrast(sm, Hm, na, nb)
+    ``sm``: :func:`_crossing_image` of ``gray`` when already made (once for all its grids)."""
+    diff = _crossing_contrast(_crossing_image(gray) if sm is None else sm, Hm, na, nb)
     if not len(diff):
         return 0.0, 0.0
     median = float(np.median(diff))
@@ -1130,7 +1131,11 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     * ``beyond``: how much better the grid would fit moved by a cell: the share of a
       line one cell beyond the grid that looks like a grid line, less the share of the
       outer line on the other side (a grid a cell off the board gains the board's own
-      line and loses one on the table).
+      line and loses one on the table);
+    * ``margin_beside``, ``ring_beside``: ``margin`` and ``ring`` with a margin point
+      board-like also when it has the colour of the outer row's cells beside it (their
+      corners on the first inner line): under a spot's edge across the board no colour
+      plane holds it (:func:`_passes` takes them for a crisp grid only).
     """
     def sample(pts):
         v, ok = _sample(lines_dil, _project(Hm, pts.reshape(-1, 2), lens))
@@ -1577,7 +1582,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     def polarity(face: str, rank: int) -> Tuple[float, float]:
         _, _, scored, known = ranking(face)
         if rank not in known:
-            known[rank] = line_polarity(crossings(), *scored[rank][1:])
+            known[rank] = line_polarity(gray, *scored[rank][1:], sm=crossings())
         return known[rank]
     def shown(face: str) -> float:
         """The crossing agreement of the face's best candidate that shows the face's
@@ -1680,7 +1685,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     na, nb = nb, na
             refined += 1
             this[3] = after[3] = True
-            median, agreement = line_polarity(crossings(), Hr, na, nb)
+            median, agreement = line_polarity(gray, Hr, na, nb, sm=crossings())
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
             right = (median > 0) == light_lines(face) and agreement >= config.min_agreement
