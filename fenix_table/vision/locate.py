@@ -76,7 +76,9 @@ class LocateConfig:
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
     min_fit: float = 0.22            # grid_fit from here on: a board
     weak_fit: float = 0.12           # ... or from here on, if the crossings agree:
-    crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity
+    crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity,
+    weak_line: float = 0.4           # ... and every line shows along this share at least
+    weak_onward: float = 0.25        # ... and no more than this share of one side's lines goes on
     min_agreement: float = 0.7       # ... below this share the face is in doubt: no board
     sure_fit: float = 0.45           # grid_fit above this: do not try the other face
     clear_face: float = 0.85         # ... which goes first unless the first face's best candidate
@@ -95,6 +97,9 @@ class LocateConfig:
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
     min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it,
     max_onward: float = 0.5          # ... and no more than this share of one side's lines goes on into the margin
+    crisp_line: float = 0.9          # a grid whose every line shows along this share and
+    crisp_onward: float = 0.2        # ... no more than this share of one side's lines goes on: its ring and
+                                     # margin may be judged against the outer cells beside the margin
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
@@ -316,7 +321,7 @@ def _ridges(sm: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np.nd
     strong = np.sqrt((lxx - lyy) ** 2 + 4 * lxy ** 2)
     strong -= lxx + lyy
     strong *= 0.5
-    peak = np.where(across_x, _peak(sm, 1), _peak(sm, 0))
+    peak = (across_x & _peak(sm, 1)) | (~across_x & _peak(sm, 0))
     # (Percentiles of every other pixel and row: the same within a hair, at a quarter of the cost.)
     level, top = np.percentile(strong[::2, ::2], [percentile, 99.8])
     thr = max(float(level), floor * float(top), 0.5)
@@ -335,12 +340,13 @@ def _peak(sm: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _hough(smooth: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
-           min_run: float = 0.0) -> np.ndarray:
+           min_run: float = 0.0, ridges: Optional[np.ndarray] = None) -> np.ndarray:
     """Hough lines (rho, theta, votes) of a blurred line image (:func:`_blurred`),
     strongest first, de-duplicated. ``min_run``: ridge pieces shorter than this share of
-    the image's shorter side are left out (see :func:`_line_families`)."""
+    the image's shorter side are left out (see :func:`_line_families`). ``ridges``:
+    :func:`_ridges` of ``smooth`` with this percentile and floor, when already made."""
     h, w = smooth.shape
-    binary = _ridges(smooth, percentile, floor)
+    binary = _ridges(smooth, percentile, floor) if ridges is None else ridges
     if min_run > 0:
         _, label, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
         long_enough = (stats[:, cv2.CC_STAT_AREA] >= min_run * min(h, w)).astype(np.uint8) * 255
@@ -936,13 +942,18 @@ def _lens_k1(families: Sequence[Dict[int, np.ndarray]], size: Tuple[int, int], c
     return k
 
 
-def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np.ndarray:
+def _crossing_image(gray: np.ndarray) -> np.ndarray:
+    """The gray work image as :func:`line_polarity` samples it (lightly blurred)."""
+    return cv2.GaussianBlur(gray, (0, 0), 0.7).astype(np.float32)
+
+
+def _crossing_contrast(sm: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np.ndarray:
     """Median brightness of the grid lines minus the board right beside them, measured at
     the line crossings, where no stone reaches (a stone's rim stays ~0.2 cell away from
     every crossing). Positive: light lines (the 9x9 face); negative: dark lines (7x8).
     Between stones the bare board shows as a thin strip along each line, which the
-    opposite polarity's line image also picks up; the crossings tell the two apart."""
-    sm = cv2.GaussianBlur(gray, (0, 0), 0.7).astype(np.float32)
+    opposite polarity's line image also picks up; the crossings tell the two apart.
+    ``sm``: :func:`_crossing_image` of the gray image."""
     ii, jj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
     cross = np.column_stack([ii.ravel(), jj.ravel()]).astype(float)
     on_offsets = np.array([(0, 0), (0.07, 0), (-0.07, 0), (0, 0.07), (0, -0.07)])
@@ -959,14 +970,16 @@ def _crossing_contrast(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> np
     return diff[np.isfinite(diff)]
 
 
-def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int) -> Tuple[float, float]:
+def line_polarity(gray: np.ndarray, Hm: np.ndarray, na: int, nb: int,
+                  sm: Optional[np.ndarray] = None) -> Tuple[float, float]:
     """(median, agreement) of the line-minus-board contrast at the line crossings, where
     no stone reaches (a stone's rim stays ~0.2 cell away from every crossing). A positive
     median means light lines (the 9x9 face), negative dark lines (7x8); agreement is the
     share of crossings with the median's sign (~1 for a real grid, ~0.5 for chance).
     Between stones the bare board shows as a thin strip along each line, which the
-    opposite polarity's line image also picks up; the crossings tell the two apart."""
-    diff = _crossing_contrast(gray, Hm, na, nb)
+    opposite polarity's line image also picks up; the crossings tell the two apart.
+    ``sm``: :func:`_crossing_image` of ``gray`` when already made (once for all its grids)."""
+    diff = _crossing_contrast(_crossing_image(gray) if sm is None else sm, Hm, na, nb)
     if not len(diff):
         return 0.0, 0.0
     median = float(np.median(diff))
@@ -1118,7 +1131,11 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     * ``beyond``: how much better the grid would fit moved by a cell: the share of a
       line one cell beyond the grid that looks like a grid line, less the share of the
       outer line on the other side (a grid a cell off the board gains the board's own
-      line and loses one on the table).
+      line and loses one on the table);
+    * ``margin_beside``, ``ring_beside``: ``margin`` and ``ring`` with a margin point
+      board-like also when it has the colour of the outer row's cells beside it (their
+      corners on the first inner line): under a spot's edge across the board no colour
+      plane holds it (:func:`_passes` takes them for a crisp grid only).
     """
     def sample(pts):
         v, ok = _sample(lines_dil, _project(Hm, pts.reshape(-1, 2), lens))
@@ -1224,22 +1241,32 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         warnings.simplefilter("ignore", RuntimeWarning)
         ink = _nanmedian(ink_colours, axis=0)
     ink_plane = _colour_plane(crossings, ink_colours)
-    margins = []
+    margins, margins_beside = [], []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
+        # The outer row's cells, at their two corners on the first inner line: under a
+        # spot's edge no plane holds the board's colour, but the margin is lit as the
+        # cells beside it are (``margin_beside``). A grid a cell off the board has those
+        # corners in the board's margin, and the table beyond its outer line.
+        within = np.floor(tt)[:, None] + np.array([0.12, 0.88])[None]
         for edge, sign in ((0.0, -1.0), (float(n), 1.0)):
             pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
-            pts = pts if fam == 0 else pts[..., ::-1]
-            board = _margin_runs(_bare_colours(lab, Hm, pts, lens), sample(pts), (ref, _colour_at(plane, pts)),
-                                 (ink, _colour_at(ink_plane, pts)), flat_below)
+            near = np.stack([np.full(within.shape, edge - sign * 0.88), within], -1)
+            pts, near = (pts, near) if fam == 0 else (pts[..., ::-1], near[..., ::-1])
+            col, response, inks = _bare_colours(lab, Hm, pts, lens), sample(pts), (ink, _colour_at(ink_plane, pts))
+            board = _margin_runs(col, response, (ref, _colour_at(plane, pts)), inks, flat_below)
+            beside = _bare_colours(lab, Hm, near, lens)
+            lit_alike = _margin_runs(col, response, (beside[:, :1], beside[:, 1:]), inks, flat_below)
             margins.append(float(board.mean()))
+            margins_beside.append(float((board | lit_alike).mean()))
     # A side's outer cells may all hold stones (the start position) and then show
     # little bare board; a side is off the board when its margin does not make up for it.
     ring = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins))
-    margin = min(margins)
-    return {"ring": float(ring), "margin": float(margin), "line": worst, "halfway": halfway, "beyond": beyond,
-            "across": across, "onward": onward}
+    ring_beside = min(max(float(row.mean()), margin) for row, margin in zip(rows, margins_beside))
+    return {"ring": float(ring), "margin": float(min(margins)), "line": worst, "halfway": halfway, "beyond": beyond,
+            "across": across, "onward": onward, "ring_beside": float(ring_beside),
+            "margin_beside": float(min(margins_beside))}
 
 
 def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int, fam: int,
@@ -1305,8 +1332,13 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
 
 
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
-    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and m["ring"] >= config.min_ring
-            and m["margin"] >= config.min_margin and m["beyond"] <= config.max_beyond
+    # A crisp grid whose lines end at its outer lines may be judged by the margin's
+    # likeness to the cells beside it (a spot's edge across the board); a grid of a
+    # table's lines partly over the board shows its lines less or runs on.
+    crisp = m["line"] >= config.crisp_line and m["onward"] <= config.crisp_onward
+    ring, margin = (m["ring_beside"], m["margin_beside"]) if crisp else (m["ring"], m["margin"])
+    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and ring >= config.min_ring
+            and margin >= config.min_margin and m["beyond"] <= config.max_beyond
             and m["across"] >= config.min_across and m["onward"] <= config.max_onward)
 
 
@@ -1476,6 +1508,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
         return _lab_of(memo, frame_bgr, gray, scale)
+    def crossings() -> np.ndarray:
+        if ("crossings", h) not in memo:
+            memo["crossings", h] = _crossing_image(gray)
+        return memo["crossings", h]
     refused = memo.setdefault(("refused", h, kernel), [])
     finer = memo.setdefault(("finer", h, kernel), {})
     measured = memo.setdefault(("measures", h, kernel), {})
@@ -1494,7 +1530,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         the frame has the pixels: at the work size a printed border line close to the
         outer line blurs into it, and the strip of bare board between them is lost."""
         m = measures(dil, Hm, na, nb)
-        if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0), config):
+        if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0, margin_beside=1.0, ring_beside=1.0), config):
             return False
         if face not in finer:
             closer = min(1.0, 2 * scale)
@@ -1516,7 +1552,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 def hough(percentile: float, floor: float) -> np.ndarray:
                     found = ("hough", face, h, kernel, min_run, percentile, floor)
                     if found not in memo:
-                        memo[found] = _hough(smooth, config, percentile, floor, min_run)
+                        # (The ridges are the same with and without short pieces.)
+                        ridges = ("ridges", face, h, kernel, percentile, floor)
+                        if ridges not in memo:
+                            memo[ridges] = _ridges(smooth, percentile, floor)
+                        memo[found] = _hough(smooth, config, percentile, floor, min_run, memo[ridges])
                     return memo[found]
                 if clear_table:
                     cleared = _cleared_of_table(lines, dil, hough(95, 0.2), config)
@@ -1525,11 +1565,16 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     memo[key] = _line_families(lines, smooth, config, min_run, hough)
             # Ranked coarsely first (a third of the samples), then the best few in full.
             def ranked(candidates, per_cell):
-                """(score, homography, na, nb), best first (in the order given on a tie)."""
-                fits = np.zeros(len(candidates))
+                """(score, homography, na, nb), best first (in the order given on a tie).
+                Each grid is scored once per image: the search looking further down the
+                ranking meets the first search's grids again."""
+                known = memo.setdefault(("scores", face, h, kernel, per_cell), {})
+                keys = [(Hm.tobytes(), na, nb) for Hm, na, nb in candidates]
                 for shape in {(na, nb) for _, na, nb in candidates}:
-                    group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape]
-                    fits[group] = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
+                    group = [i for i, (_, na, nb) in enumerate(candidates) if (na, nb) == shape and keys[i] not in known]
+                    fits = _scores(dil, [candidates[i][0] for i in group], *shape, per_cell=per_cell)
+                    known.update(zip((keys[i] for i in group), fits))
+                fits = np.array([known[k] for k in keys])
                 return [(fits[i], *candidates[i]) for i in np.argsort(-fits, kind="stable")]
             coarse = ranked(list(_candidates(dil, face, config, memo[key])), 3)
             rankings[face] = (smooth, dil, ranked([c[1:] for c in coarse[:config.ranked]], 8), {})
@@ -1537,7 +1582,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     def polarity(face: str, rank: int) -> Tuple[float, float]:
         _, _, scored, known = ranking(face)
         if rank not in known:
-            known[rank] = line_polarity(gray, *scored[rank][1:])
+            known[rank] = line_polarity(gray, *scored[rank][1:], sm=crossings())
         return known[rank]
     def shown(face: str) -> float:
         """The crossing agreement of the face's best candidate that shows the face's
@@ -1585,8 +1630,12 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 if refined >= 2:
                     break
                 continue
-            Hr = _refine(smooth, Hm, na, nb)
-            sr = _score(dil, Hr, na, nb)
+            refinements = memo.setdefault(("refined", face, h, kernel), {})
+            key = (Hm.tobytes(), na, nb)
+            if key not in refinements:          # (a later search meets the same candidates)
+                Hr = _refine(smooth, Hm, na, nb)
+                refinements[key] = (Hr, _score(dil, Hr, na, nb))
+            Hr, sr = refinements[key]
             if sr < s:
                 Hr, sr = Hm, s
             corners = _grid_corners(Hr, na, nb)
@@ -1636,10 +1685,15 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     na, nb = nb, na
             refined += 1
             this[3] = after[3] = True
-            median, agreement = line_polarity(gray, Hr, na, nb)
+            median, agreement = line_polarity(gray, Hr, na, nb, sm=crossings())
             # A faint pattern (glossy rims, dim light) still counts when nearly every
             # crossing shows this face's line polarity.
             right = (median > 0) == light_lines(face) and agreement >= config.min_agreement
+            if right and sr < config.min_fit and agreement >= config.crossing_agreement:
+                # Taken on its crossings alone: a fine check's pattern agrees at its
+                # crossings too, but shows its lines less and runs on past the outer ones.
+                m = measures(dil, Hr, na, nb)
+                right = m["line"] >= config.weak_line and m["onward"] <= config.weak_onward
             if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
                 if best is None or sr > best[0]:
                     best = (sr, face, Hr, na, nb)

@@ -4,7 +4,7 @@ with its axes the other way round on wood grain that runs with the lines, a grid
 over on a striped cloth whose stripe runs a cell beyond the board's outer line, a
 grid skewed across a board under a hand, a board's grid refused where a crowd of
 stones hides its lines halfway between the crossings, a board's grid refused
-under a lamp low at one side, faint thin grid lines lost beside a thick printed
+under a lamp low at one side or across a spot's edge, faint thin grid lines lost beside a thick printed
 border line a quarter cell outside them, a loose grid in a tiled table taken by
 the search at twice the size, a grid a cell off whose outer row lies in the
 board's margin, framed by a printed border line a cell out, a grid of a tiled
@@ -19,6 +19,7 @@ import pytest
 
 from fenix_table.board import dimensions
 from fenix_table.errors import BoardNotFoundError
+from fenix_table.rules import Position
 from fenix_table.vision.locate import (DEFAULT, _blurred, _dilate, _lab, _margin_beyond, _score, _search, _work_gray,
                                       board_extent, line_image, locate_board)
 from fenix_table.vision.types import Calibration
@@ -278,6 +279,39 @@ def test_a_board_lit_from_one_side_is_judged_against_its_own_colour_there(seed):
     bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
     bgr = lamp_at_one_side(bgr)
     cal = Calibration("7x8", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    assert board_extent(cal, bgr)["on_board"] == 1.0
+    for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
+    assert_finds_the_board(bgr, truth)
+
+
+def spot_edge(bgr, truth, at, lit=1.7, dark=0.3, warm=0.3):
+    """The frame under a spot whose edge crosses the board ``at`` cells along its files:
+    before it bright and warm, beyond it dark and bluish, the edge a fifth of a cell soft
+    (the Cycles renders' low hard spot, spot_low)."""
+    width, height = dimensions(truth.board)
+    Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [width, 0], [width, height], [0, height]]),
+                                     np.float32(truth.corners))
+    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(np.float32)
+    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
+    inside = np.clip((at - p[..., 0] / p[..., 2]) / 0.15 + 0.5, 0, 1)[..., None]
+    gain = dark + (lit - dark) * inside
+    tint = 1 + warm * (2 * inside - 1) * np.array([-1, 0, 1], np.float32)       # BGR
+    return np.clip(bgr.astype(np.float32) * gain * tint, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_board_across_a_spots_edge_is_judged_by_its_cells_beside_the_margin(seed):
+    # The last cells and the margin beyond the spot's edge are dark and blue, the rest of
+    # the board bright and warm: no colour plane through the inner cells holds both, and
+    # the board's own grid was refused for its margin. The margin is lit as the outer
+    # row's cells beside it are; the grids a cell over still are not on a board.
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "9x9", image_size=(1280, 960), hard=False, hand=False), distortion_k1=0.0)
+    placement = Position.start("9x9").stacks() if seed % 2 == 0 else random_placement(rng, "9x9")
+    bgr, truth = render_frame(placement, "9x9", scene, rng)
+    bgr = spot_edge(bgr, truth, 7.5)
+    cal = Calibration("9x9", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
     assert board_extent(cal, bgr)["on_board"] == 1.0
     for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
