@@ -69,6 +69,30 @@ def test_net_input_ignores_the_rooms_light_level():
     assert np.abs(a - b).mean() < 0.1 * np.abs(a).mean() + 0.02
 
 
+def test_measured_against_the_board_around_it_a_stone_in_a_lamps_fall_off_reads_as_in_full_light():
+    """With ``reference="around"`` each cell is measured against the board around it: a
+    black stone where a low lamp's light has fallen to a third gives about the input of
+    one in full light, and the bare board there about the bright board's. Against the
+    frame's one board colour it is darker than any stone in full light."""
+    width, height = dimensions("9x9")
+    light = np.linspace(1.0, 0.33, width)                                # across the files
+    patches = np.empty((81, PATCH, PATCH, 3), np.float32)
+    for i in range(81):
+        f = i % width
+        patches[i] = 200 * light[f]
+        if i in (37, 43):                                                # e5's row: files b and h
+            patches[i, 8:16, 8:16] = 40 * light[f]
+    patches = patches.astype(np.uint8)
+    c = PATCH // 2
+    for reference, near in (("around", True), ("board", False)):
+        x = net_input(patches, reference=reference)
+        stone, empty = x[[37, 43], :, c, c], x[[28, 34], :, c, c]      # bright and dim sides
+        assert (np.abs(stone[0] - stone[1]).max() < 0.15 * np.abs(stone[0]).max()) == near
+        assert (np.abs(empty[0] - empty[1]).max() < 0.1) == near
+    with pytest.raises(ValueError, match="face"):
+        net_input(patches[:10], reference="around")
+
+
 def test_shipped_classifier_gives_probabilities_and_features():
     clf = shipped_classifier()
     rng = np.random.default_rng(1)
