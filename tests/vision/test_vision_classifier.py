@@ -205,6 +205,31 @@ def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path, arch):
     assert json.loads(head.read_text())["temperature"] == 1.7
 
 
+def test_an_export_names_what_its_patches_are_measured_against_and_the_classifier_measures_so(tmp_path):
+    """A net trained on patches measured against the board around each cell is read so:
+    the export's JSON says which, the package's classifier follows it, and refuses a
+    reference it does not know."""
+    torch = pytest.importorskip("torch")
+    from fenix_tools.cnn.train import export, make_net
+    torch.manual_seed(2)
+    net = make_net("plain").eval()
+    model, head = tmp_path / "m.onnx", tmp_path / "m.json"
+    export(torch, net, 1.0, str(model), str(head), "test", reference="around")
+    clf = CnnClassifier(str(model), str(head))
+    x = np.linspace(0.3, 1.0, 81)[:, None, None, None] * np.full((81, PATCH, PATCH, 3), 220.0)
+    patches = x.astype(np.uint8)                                  # a lamp's fall-off across the board
+    logits, _ = clf.embed(patches)
+    with torch.no_grad():
+        around = net(torch.from_numpy(net_input(patches, reference="around")))[0].numpy()
+        board = net(torch.from_numpy(net_input(patches)))[0].numpy()
+    assert np.allclose(logits, around, atol=1e-4) and not np.allclose(logits, board, atol=1e-2)
+    data = json.loads(head.read_text())
+    data["reference"] = "sky"
+    head.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="reference"):
+        CnnClassifier(str(model), str(head))
+
+
 def test_an_exported_net_is_read_back_into_the_net_it_was(tmp_path):
     """Fine-tuning starts from the shipped files when no checkpoint is left: the export
     read back (first layer unblocked, temperature taken out) is the exported net."""
