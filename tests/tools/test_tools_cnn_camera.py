@@ -28,26 +28,3 @@ def test_relit_frames_keep_their_patches_shape_and_type():
     out = relight(rng, patches, labels, camera_share=1.0)
     assert out.shape == patches.shape and out.dtype == np.uint8
     assert not np.array_equal(out, patches)
-
-
-def test_a_low_lamp_casts_each_stones_shadow_over_bare_board_beside_it_and_leaves_stones_lit():
-    pytest.importorskip("cv2")
-    from fenix_table.vision.classifier import CELL, MARGIN
-    from fenix_tools.cnn.train import cast_shadows
-    board = np.full((81, PATCH, PATCH, 3), 0.8, np.float32)
-    labels = np.zeros(81, int)
-    labels[40] = 2                                   # one black stone, in the middle of a 9x9 face
-    centre = MARGIN + CELL // 2
-    for seed in range(10):
-        out = cast_shadows(np.random.default_rng(seed), board, labels)
-        assert out.shape == board.shape
-        cells = out[:, MARGIN:MARGIN + CELL, MARGIN:MARGIN + CELL, 0].reshape(9, 9, CELL, CELL)
-        # The stone's top stays lit; the shadow falls on a neighbour, never as far as three cells.
-        assert out[40, centre, centre, 0] == pytest.approx(0.8)
-        neighbours = [cells[r, c].min() for r in (3, 4, 5) for c in (3, 4, 5) if (r, c) != (4, 4)]
-        assert min(neighbours) < 0.65
-        far = np.ones((9, 9), bool)
-        far[1:8, 1:8] = False
-        assert np.allclose(cells[far], 0.8)
-    # Without a stone nothing casts a shadow.
-    assert np.array_equal(cast_shadows(np.random.default_rng(0), board, np.zeros(81, int)), board)

@@ -125,46 +125,7 @@ def camera(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     return np.clip(x, 0, 1).astype(np.float32)
 
 
-def cast_shadows(rng: np.random.Generator, x: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """One frame's patches (float BGR 0..1, cell_patches order) under a low lamp: every
-    stone casts a shadow one to two cells long away from the lamp, as wide as the stone,
-    over the bare board (a stone's top stands above the shadows of stones as tall as it,
-    so stones stay lit), the board there keeping only the room's ambient share of its
-    light. What the Cycles tune split's low spot does and no training room showed: an
-    empty cell in a stone's shadow is as dark as a black stone.
-    Frames of other sizes than the two faces' are returned as they are."""
-    n = len(x)
-    width = {81: 9, 56: 7}.get(n)
-    stones = np.flatnonzero(labels > 0)
-    if width is None or not len(stones):
-        return x
-    height = n // width
-    # Drawn on the whole board at four times the patches' resolution, then cut as the
-    # patches are (cell (r, c) at rows r * CELL .. r * CELL + PATCH).
-    k = 4
-    size = (width * CELL + 2 * MARGIN, height * CELL + 2 * MARGIN)
-    shade = np.zeros((size[1] * k, size[0] * k), np.uint8)
-    lit = np.zeros_like(shade)
-    angle = rng.uniform(0, 2 * np.pi)
-    radius = rng.uniform(0.35, 0.45) * CELL * k
-    lengths = rng.uniform(0.6, 2.2) * rng.uniform(0.8, 1.2, len(stones)) * CELL * k    # stacks differ in height
-    for i, length in zip(stones, lengths):
-        r, c = divmod(int(i), width)
-        cx, cy = (MARGIN + (c + 0.5) * CELL) * k, (MARGIN + (r + 0.5) * CELL) * k
-        ends = ((int(cx), int(cy)), (int(cx + length * np.cos(angle)), int(cy + length * np.sin(angle))))
-        cv2.line(shade, *ends, 255, int(2 * radius))
-        cv2.circle(lit, ends[0], int(radius), 255, -1)
-    shade = cv2.resize(shade, size, interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255)
-    lit = cv2.resize(lit, size, interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255)
-    shade = cv2.GaussianBlur(shade, (0, 0), rng.uniform(0.3, 2.0))          # the penumbra, pixels
-    ambient = rng.uniform(0.05, 0.5) ** (1 / 2.2)                          # linear light, sRGB-coded
-    gain = 1.0 - (1.0 - ambient) * shade * (1.0 - lit)
-    s0, s1 = gain.strides
-    patches = np.lib.stride_tricks.as_strided(gain, (height, width, PATCH, PATCH), (CELL * s0, CELL * s1, s0, s1))
-    return x * patches.reshape(n, PATCH, PATCH, 1)
-
-def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray, camera_share: float = 0.0,
-            shadow_share: float = 0.0) -> np.ndarray:
+def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray, camera_share: float = 0.0) -> np.ndarray:
     """One frame's patches (uint8 BGR) in other light and through another camera: what
     the physically based renders showed the reader gets wrong (glossy and lacquered black
     stones on the dark face under warm lamps, read as empty).
@@ -172,18 +133,14 @@ def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray, c
     Per frame: a white balance from warm to cool, exposure and gamma; per stone, with
     some chance, small bright lamp highlights and a veil of reflected light over its
     disc (a glossy black stone looks grey); now and then a highlight on bare board (a
-    laminated face shines too, so a highlight alone must not mean a stone); in a
-    ``shadow_share`` of frames, the stones' long shadows of a low lamp (:func:`cast_shadows`);
-    then, in a ``camera_share`` of frames, :func:`camera`; then blur, sensor noise and JPEG."""
+    laminated face shines too, so a highlight alone must not mean a stone); then, in a
+    ``camera_share`` of frames, :func:`camera`; then blur, sensor noise and JPEG."""
     x = patches.astype(np.float32) * (1.0 / 255)
     n = len(x)
     warm = rng.uniform(-0.35, 0.6)                       # > 0: a tungsten lamp's cast
     gains = np.exp(rng.normal(0, 0.06, 3) + np.array([-0.5, 0.0, 0.5]) * warm)      # B, G, R
     x = np.clip(x, 0, 1) ** np.exp(rng.normal(0, 0.18))
     x = x * (gains * np.exp(rng.uniform(-0.9, 0.35))).astype(np.float32)
-    # (No draw without shadows: a run without them draws what it drew before they existed.)
-    if shadow_share > 0 and rng.random() < shadow_share:
-        x = cast_shadows(rng, x, labels)
     lamp = np.array([rng.uniform(0.55, 1.0), rng.uniform(0.8, 1.0), 1.0], np.float32)  # warm white, BGR
     if rng.random() < 0.6:
         stone = labels > 0
@@ -235,15 +192,15 @@ def load_frames(paths: Sequence[str]) -> List[Frame]:
 
 
 def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequence[bool] = (),
-           camera_share: float = 0.0, shadow_share: float = 0.0, reference: str = "board") -> Tuple[np.ndarray, np.ndarray]:
+           camera_share: float = 0.0, reference: str = "board") -> Tuple[np.ndarray, np.ndarray]:
     """(net inputs float16 (N,3,P,P), labels) of the labelled cells of ``frames``, each
     frame preprocessed on its own as the reader does; the frames ``relit`` marks first
-    through :func:`relight` (``camera_share`` of them through :func:`camera` too,
-    ``shadow_share`` under :func:`cast_shadows`); ``reference`` as :func:`net_input`'s."""
+    through :func:`relight` (``camera_share`` of them through :func:`camera` too);
+    ``reference`` as :func:`net_input`'s."""
     xs, ys = [], []
     for i, (patches, labels, _) in enumerate(frames):
         if relit and relit[i]:
-            patches = relight(rng, patches, labels, camera_share, shadow_share)
+            patches = relight(rng, patches, labels, camera_share)
         keep = labels >= 0
         xs.append(net_input(patches, reference=reference)[keep].astype(np.float16))
         ys.append(labels[keep])
@@ -254,16 +211,16 @@ def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequ
 
 def epoch_inputs(seed: int, epoch: int, sim: Sequence[Frame], pbr: Sequence[Frame], sim_share: float,
                  sim_relit: float, pbr_copies: int, camera_share: float = 0.0,
-                 shadow_share: float = 0.0, reference: str = "board") -> Tuple[np.ndarray, np.ndarray]:
+                 reference: str = "board") -> Tuple[np.ndarray, np.ndarray]:
     """One epoch's examples: a ``sim_share`` of the generated frames (a ``sim_relit``
     share of those relit) and ``pbr_copies`` copies of every physically based frame, all
     but the first relit (a ``camera_share`` of the relit frames through :func:`camera`
-    too, a ``shadow_share`` under :func:`cast_shadows`); drawn from (seed, epoch) alone."""
+    too); drawn from (seed, epoch) alone."""
     rng = np.random.default_rng([seed, epoch])
     take = [f for f in sim if rng.random() < sim_share]
     frames = take + [f for _ in range(pbr_copies) for f in pbr]
     relit = [rng.random() < sim_relit for _ in take] + [c > 0 for c in range(pbr_copies) for _ in pbr]
-    return inputs(frames, rng, relit, camera_share, shadow_share, reference)
+    return inputs(frames, rng, relit, camera_share, reference)
 
 
 ARCHS = ("plain", "separable")
@@ -491,8 +448,6 @@ def main(argv: Sequence[str] = ()) -> int:
                         help="copies of each physically based training frame per epoch, all but one relit")
     parser.add_argument("--camera", type=float, default=0.0,
                         help="share of the relit frames also seen through another camera (camera)")
-    parser.add_argument("--shadows", type=float, default=0.0,
-                        help="share of the relit frames whose stones cast a low lamp's long shadows (cast_shadows)")
     parser.add_argument("--reference", default="board", choices=REFERENCES,
                         help="what every patch is measured against (net_input)")
     parser.add_argument("--pbr-every", type=int, default=5,
@@ -554,7 +509,6 @@ def main(argv: Sequence[str] = ()) -> int:
         teacher.eval().requires_grad_(False)
     tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
            + (f"-cam{args.camera:g}" if args.camera else "")
-           + (f"-sh{args.shadows:g}" if args.shadows else "")
            + (f"-{args.reference}" if args.reference != "board" else "")
            + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
            + (f"-ft-{os.path.splitext(os.path.basename(args.init))[0]}-lr{args.lr:g}" if args.init else ""))
@@ -571,7 +525,7 @@ def main(argv: Sequence[str] = ()) -> int:
     batch = 512
     for epoch in range(first, args.epochs):
         X, y = epoch_inputs(args.seed, epoch, sim, pbr, args.sim_share, args.sim_relit, args.pbr_copies, args.camera,
-                            args.shadows, args.reference)
+                            args.reference)
         # Classes weighted toward balance: black stones are the rarest and the hardest.
         weight = torch.tensor(len(y) / (3.0 * np.bincount(y, minlength=3)), dtype=torch.float32) ** 0.5
         loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
@@ -613,7 +567,6 @@ def main(argv: Sequence[str] = ()) -> int:
     note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
             + (f"--camera {args.camera} " if args.camera else "")
-            + (f"--shadows {args.shadows} " if args.shadows else "")
             + (f"--reference {args.reference} " if args.reference != "board" else "")
             + f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
             + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
