@@ -30,8 +30,7 @@ from typing import Dict, Mapping, Optional, Protocol, Tuple
 import cv2
 import numpy as np
 
-from ..board import dimensions
-from .colour import _neighbourhoods, frame_labels, sample_median, softmax
+from .colour import frame_labels, sample_median, softmax
 
 CLASSES = ("empty", "red", "black")
 CELL = 16                 # patch pixels per cell
@@ -42,10 +41,6 @@ MODEL_PATH = os.path.join(MODEL_DIR, "cell_cnn.onnx")
 HEAD_PATH = os.path.join(MODEL_DIR, "cell_cnn.json")
 FRAME_STEPS = 10          # gradient steps of an out-of-the-box frame's own refit
 FRAME_CHANGED = 0.25      # share of cells that refit may change
-# What a patch is measured against (net_input): the frame's board colour, or the board's
-# colour around each cell.
-REFERENCES = ("board", "around")
-_FACES = {w * h: (w, h) for w, h in map(dimensions, ("9x9", "7x8"))}
 
 
 def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int, lab: bool = False) -> np.ndarray:
@@ -94,26 +89,11 @@ def board_reference(lab: np.ndarray) -> np.ndarray:
     return sample_median(samples[None])[0]
 
 
-def around_reference(lab: np.ndarray) -> np.ndarray:
-    """(cells, 3) the board's colour around every cell of one frame's patches (Lab, a
-    whole face's cells in cell_names order): the median of the corner pixels of the cell
-    and its eight neighbours, a cell off the board standing in for by the nearest one on
-    its edge. Stones rarely cover corners, and nine cells' worth outvote those they do.
-    ValueError for a number of cells no face has."""
-    if len(lab) not in _FACES:
-        raise ValueError(f"{len(lab)} patches are not one face's cells")
-    samples = np.stack([lab[:, y, x] for y, x in _CORNERS], axis=1)             # (cells, 4, 3)
-    return sample_median(samples[_neighbourhoods(*_FACES[len(lab)])].reshape(len(lab), -1, 3))
-
-
-def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None, reference: str = "board") -> np.ndarray:
+def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None) -> np.ndarray:
     """The net's input blob (N, 3, PATCH, PATCH) float32 for one frame's patches (BGR
     uint8, or their Lab: float32, :func:`cell_patches` with ``lab``): Lab less
-    the board's colour, over the board's lightness (a dim room's stones differ from its
-    face by as much, relatively, as a bright room's). ``reference`` "board" takes the
-    frame's board colour (:func:`board_reference`), "around" the board's colour around
-    each cell (:func:`around_reference`: a lamp's fall-off across the board, or its edge,
-    then moves a cell's input as little as a dim room does).
+    the frame's board colour, over the board's lightness (a dim room's stones differ
+    from its face by as much, relatively, as a bright room's).
 
     With ``blocks`` (before, after), the same values as the exported model takes them
     (:func:`fenix_tools.cnn.train.export`): every 2x2 pixel block's 12 values as channels
@@ -122,16 +102,11 @@ def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None, ref
     pixels then reads whole blocks at stride one, which cv2.dnn runs several times
     faster than the strided layer on three channels."""
     lab = patches if patches.dtype == np.float32 else to_lab(patches)
-    if reference == "board":
-        ref = board_reference(lab)[None]                                         # (1, 3)
-    elif reference == "around":
-        ref = around_reference(lab)
-    else:
-        raise ValueError(f"unknown reference {reference!r} (one of {', '.join(REFERENCES)})")
-    scale = (3.0 / (ref[:, 0] + 5.0)).astype(np.float32)
+    ref = board_reference(lab)
+    scale = np.float32(3.0 / (ref[0] + 5.0))
     if blocks is None:
-        blob = np.subtract(lab.transpose(0, 3, 1, 2), ref[:, :, None, None], order="C")
-        blob *= scale[:, None, None, None]
+        blob = np.subtract(lab.transpose(0, 3, 1, 2), ref[:, None, None], order="C")
+        blob *= scale
         return blob
     n, half = len(patches), PATCH // 2
     before, after = blocks
@@ -140,8 +115,8 @@ def net_input(patches: np.ndarray, blocks: Optional[Tuple[int, int]] = None, ref
     # (cell, y block, dy, x block, dx, channel) -> (cell, channel, dy, dx, y block, x block)
     pixels = lab.reshape(n, half, 2, half, 2, 3).transpose(0, 5, 2, 4, 1, 3)
     inside = blob[..., before:before + half, before:before + half]
-    np.subtract(pixels, ref[:, :, None, None, None, None], out=inside)
-    inside *= scale[:, None, None, None, None, None]
+    np.subtract(pixels, ref[:, None, None, None, None], out=inside)
+    inside *= scale
     return blob.reshape(n, 12, side, side)
 
 
@@ -230,16 +205,13 @@ class CnnClassifier:
         self.temperature = float(head.get("temperature", 1.0))
         self.outputs = list(head.get("outputs", ("logits", "features")))
         self.blocks = tuple(head["blocks"])
-        self.reference = head.get("reference", "board")
-        if self.reference not in REFERENCES:
-            raise ValueError(f"{head_path}: unknown reference {self.reference!r}")
 
     @property
     def features(self) -> int:
         return self.W.shape[1]
 
     def embed(self, patches: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        self.net.setInput(net_input(patches, self.blocks, self.reference))
+        self.net.setInput(net_input(patches, self.blocks))
         logits, feats = self.net.forward(self.outputs)
         return logits.astype(np.float64), feats.reshape(len(patches), -1).astype(np.float64)
 

@@ -69,30 +69,6 @@ def test_net_input_ignores_the_rooms_light_level():
     assert np.abs(a - b).mean() < 0.1 * np.abs(a).mean() + 0.02
 
 
-def test_measured_against_the_board_around_it_a_stone_in_a_lamps_fall_off_reads_as_in_full_light():
-    """With ``reference="around"`` each cell is measured against the board around it: a
-    black stone where a low lamp's light has fallen to a third gives about the input of
-    one in full light, and the bare board there about the bright board's. Against the
-    frame's one board colour it is darker than any stone in full light."""
-    width, height = dimensions("9x9")
-    light = np.linspace(1.0, 0.33, width)                                # across the files
-    patches = np.empty((81, PATCH, PATCH, 3), np.float32)
-    for i in range(81):
-        f = i % width
-        patches[i] = 200 * light[f]
-        if i in (37, 43):                                                # e5's row: files b and h
-            patches[i, 8:16, 8:16] = 40 * light[f]
-    patches = patches.astype(np.uint8)
-    c = PATCH // 2
-    for reference, near in (("around", True), ("board", False)):
-        x = net_input(patches, reference=reference)
-        stone, empty = x[[37, 43], :, c, c], x[[28, 34], :, c, c]      # bright and dim sides
-        assert (np.abs(stone[0] - stone[1]).max() < 0.15 * np.abs(stone[0]).max()) == near
-        assert (np.abs(empty[0] - empty[1]).max() < 0.1) == near
-    with pytest.raises(ValueError, match="face"):
-        net_input(patches[:10], reference="around")
-
-
 def test_shipped_classifier_gives_probabilities_and_features():
     clf = shipped_classifier()
     rng = np.random.default_rng(1)
@@ -203,31 +179,6 @@ def test_onnx_export_read_by_cv2_dnn_matches_torch(tmp_path, arch):
     assert np.allclose(logits, t_logits.numpy() / 1.7, atol=1e-4)
     assert np.allclose(feats, t_feats.numpy(), atol=1e-4)
     assert json.loads(head.read_text())["temperature"] == 1.7
-
-
-def test_an_export_names_what_its_patches_are_measured_against_and_the_classifier_measures_so(tmp_path):
-    """A net trained on patches measured against the board around each cell is read so:
-    the export's JSON says which, the package's classifier follows it, and refuses a
-    reference it does not know."""
-    torch = pytest.importorskip("torch")
-    from fenix_tools.cnn.train import export, make_net
-    torch.manual_seed(2)
-    net = make_net("plain").eval()
-    model, head = tmp_path / "m.onnx", tmp_path / "m.json"
-    export(torch, net, 1.0, str(model), str(head), "test", reference="around")
-    clf = CnnClassifier(str(model), str(head))
-    x = np.linspace(0.3, 1.0, 81)[:, None, None, None] * np.full((81, PATCH, PATCH, 3), 220.0)
-    patches = x.astype(np.uint8)                                  # a lamp's fall-off across the board
-    logits, _ = clf.embed(patches)
-    with torch.no_grad():
-        around = net(torch.from_numpy(net_input(patches, reference="around")))[0].numpy()
-        board = net(torch.from_numpy(net_input(patches)))[0].numpy()
-    assert np.allclose(logits, around, atol=1e-4) and not np.allclose(logits, board, atol=1e-2)
-    data = json.loads(head.read_text())
-    data["reference"] = "sky"
-    head.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match="reference"):
-        CnnClassifier(str(model), str(head))
 
 
 def test_an_exported_net_is_read_back_into_the_net_it_was(tmp_path):

@@ -78,7 +78,7 @@ from typing import List, Sequence, Tuple
 import cv2
 import numpy as np
 
-from fenix_table.vision.classifier import CELL, CLASSES, HEAD_PATH, MARGIN, MODEL_PATH, PATCH, REFERENCES, net_input
+from fenix_table.vision.classifier import CELL, CLASSES, HEAD_PATH, MARGIN, MODEL_PATH, PATCH, net_input
 from fenix_table.vision.colour import softmax
 
 from .. import CHECKOUT
@@ -192,17 +192,16 @@ def load_frames(paths: Sequence[str]) -> List[Frame]:
 
 
 def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequence[bool] = (),
-           camera_share: float = 0.0, reference: str = "board") -> Tuple[np.ndarray, np.ndarray]:
+           camera_share: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
     """(net inputs float16 (N,3,P,P), labels) of the labelled cells of ``frames``, each
     frame preprocessed on its own as the reader does; the frames ``relit`` marks first
-    through :func:`relight` (``camera_share`` of them through :func:`camera` too);
-    ``reference`` as :func:`net_input`'s."""
+    through :func:`relight` (``camera_share`` of them through :func:`camera` too)."""
     xs, ys = [], []
     for i, (patches, labels, _) in enumerate(frames):
         if relit and relit[i]:
             patches = relight(rng, patches, labels, camera_share)
         keep = labels >= 0
-        xs.append(net_input(patches, reference=reference)[keep].astype(np.float16))
+        xs.append(net_input(patches)[keep].astype(np.float16))
         ys.append(labels[keep])
     if not xs:
         return np.zeros((0, 3, PATCH, PATCH), np.float16), np.zeros(0, np.int64)
@@ -210,8 +209,7 @@ def inputs(frames: Sequence[Frame], rng: np.random.Generator = None, relit: Sequ
 
 
 def epoch_inputs(seed: int, epoch: int, sim: Sequence[Frame], pbr: Sequence[Frame], sim_share: float,
-                 sim_relit: float, pbr_copies: int, camera_share: float = 0.0,
-                 reference: str = "board") -> Tuple[np.ndarray, np.ndarray]:
+                 sim_relit: float, pbr_copies: int, camera_share: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
     """One epoch's examples: a ``sim_share`` of the generated frames (a ``sim_relit``
     share of those relit) and ``pbr_copies`` copies of every physically based frame, all
     but the first relit (a ``camera_share`` of the relit frames through :func:`camera`
@@ -220,7 +218,7 @@ def epoch_inputs(seed: int, epoch: int, sim: Sequence[Frame], pbr: Sequence[Fram
     take = [f for f in sim if rng.random() < sim_share]
     frames = take + [f for _ in range(pbr_copies) for f in pbr]
     relit = [rng.random() < sim_relit for _ in take] + [c > 0 for c in range(pbr_copies) for _ in pbr]
-    return inputs(frames, rng, relit, camera_share, reference)
+    return inputs(frames, rng, relit, camera_share)
 
 
 ARCHS = ("plain", "separable")
@@ -403,11 +401,10 @@ def interpolated(start: dict, trained: dict, share: float) -> dict:
     return {k: (1 - share) * start[k] + share * trained[k] for k in start}
 
 
-def export(torch, net, T: float, model_out: str, head_out: str, note: str, reference: str = "board") -> None:
+def export(torch, net, T: float, model_out: str, head_out: str, note: str) -> None:
     """Write the ONNX model (temperature folded into the last layer; the first layer over
     2x2 pixel blocks, :func:`space_to_depth`; outputs "logits" and "features") and the
-    last layer's weights, the blocks the model takes and what its patches are measured
-    against (``reference``, :func:`~fenix_table.vision.classifier.net_input`), as JSON."""
+    last layer's weights, and the blocks the model takes, as JSON."""
     import copy
     folded = copy.deepcopy(net).eval()
     with torch.no_grad():
@@ -420,7 +417,7 @@ def export(torch, net, T: float, model_out: str, head_out: str, note: str, refer
                       dynamic_axes={"patches": {0: "cells"}, "logits": {0: "cells"}, "features": {0: "cells"}},
                       opset_version=13, dynamo=False)
     head = {"classes": list(CLASSES), "temperature": round(T, 4), "note": note,
-            "outputs": ["logits", "features"], "blocks": list(blocks), "reference": reference,
+            "outputs": ["logits", "features"], "blocks": list(blocks),
             "W": np.round(folded.head.weight.detach().numpy().astype(float), 7).tolist(),
             "b": np.round(folded.head.bias.detach().numpy().astype(float), 7).tolist()}
     with open(head_out, "w", encoding="utf-8") as fh:
@@ -448,8 +445,6 @@ def main(argv: Sequence[str] = ()) -> int:
                         help="copies of each physically based training frame per epoch, all but one relit")
     parser.add_argument("--camera", type=float, default=0.0,
                         help="share of the relit frames also seen through another camera (camera)")
-    parser.add_argument("--reference", default="board", choices=REFERENCES,
-                        help="what every patch is measured against (net_input)")
     parser.add_argument("--pbr-every", type=int, default=5,
                         help="every this many physically based train rooms one is held out (0: none)")
     parser.add_argument("--threads", type=int, default=2)
@@ -481,8 +476,8 @@ def main(argv: Sequence[str] = ()) -> int:
     # A fold of whole rooms (both crops of a picture) held out, never a crop of a room trained on.
     fold = [args.pbr_every > 0 and room % args.pbr_every == 0 for _, _, room in pbr_all]
     pbr = [f for f, held in zip(pbr_all, fold) if not held]
-    Xp, yp = inputs([f for f, held in zip(pbr_all, fold) if held], reference=args.reference)
-    Xh, yh = inputs(load_frames(held_files), reference=args.reference)
+    Xp, yp = inputs([f for f, held in zip(pbr_all, fold) if held])
+    Xh, yh = inputs(load_frames(held_files))
     print(f"training frames: {len(sim)} generated (a {args.sim_share} share each epoch), {len(pbr)} physically "
           f"based x {args.pbr_copies}; held out {len(yh)} generated cells, {len(yp)} physically based", flush=True)
     net = make_net(args.arch)
@@ -509,7 +504,6 @@ def main(argv: Sequence[str] = ()) -> int:
         teacher.eval().requires_grad_(False)
     tag = (f"cnn-{args.arch}-s{args.seed}-e{args.epochs}-g{args.sim_share:g}-p{args.pbr_copies}x{len(pbr)}"
            + (f"-cam{args.camera:g}" if args.camera else "")
-           + (f"-{args.reference}" if args.reference != "board" else "")
            + (f"-kd{args.kd:g}-{os.path.basename(args.teacher)[:-3]}" if args.teacher else "")
            + (f"-ft-{os.path.splitext(os.path.basename(args.init))[0]}-lr{args.lr:g}" if args.init else ""))
     first = 0
@@ -524,8 +518,7 @@ def main(argv: Sequence[str] = ()) -> int:
         print(f"resumed from {done[-1]}", flush=True)
     batch = 512
     for epoch in range(first, args.epochs):
-        X, y = epoch_inputs(args.seed, epoch, sim, pbr, args.sim_share, args.sim_relit, args.pbr_copies, args.camera,
-                            args.reference)
+        X, y = epoch_inputs(args.seed, epoch, sim, pbr, args.sim_share, args.sim_relit, args.pbr_copies, args.camera)
         # Classes weighted toward balance: black stones are the rarest and the hardest.
         weight = torch.tensor(len(y) / (3.0 * np.bincount(y, minlength=3)), dtype=torch.float32) ** 0.5
         loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
@@ -567,10 +560,9 @@ def main(argv: Sequence[str] = ()) -> int:
     note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
             + (f"--camera {args.camera} " if args.camera else "")
-            + (f"--reference {args.reference} " if args.reference != "board" else "")
             + f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
             + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
-    export(torch, net, T, args.out, args.head_out, note, args.reference)
+    export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
     return 0
 
