@@ -1331,6 +1331,19 @@ def board_extent(calibration: Calibration, frame_bgr: np.ndarray, config: Locate
     return m
 
 
+def shows_its_lines_closely(calibration: Calibration, frame_bgr: np.ndarray, config: LocateConfig = DEFAULT) -> bool:
+    """Whether a calibrated grid passes the line checks of :func:`_passes` at twice the
+    work size: every line shown along its length, none gained a cell beyond, the lines
+    across each outer row, none running on. (Its margin was weighed in the search.)"""
+    return _passes_lines(board_extent(calibration, frame_bgr, replace(config, work_size=2 * config.work_size)), config)
+
+
+def _passes_lines(m: Dict[str, float], config: LocateConfig) -> bool:
+    """:func:`_passes` but for the margin and ring, which the work size can lose (a
+    printed border line close to the outer line blurs into it)."""
+    return _passes(dict(m, margin=1.0, ring=1.0, margin_beside=1.0, ring_beside=1.0), config)
+
+
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
     # A crisp grid whose lines end at its outer lines may be judged by the margin's
     # likeness to the cells beside it (a spot's edge across the board); a grid of a
@@ -1530,7 +1543,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
         the frame has the pixels: at the work size a printed border line close to the
         outer line blurs into it, and the strip of bare board between them is lost."""
         m = measures(dil, Hm, na, nb)
-        if scale >= 1 or not _passes(dict(m, margin=1.0, ring=1.0, margin_beside=1.0, ring_beside=1.0), config):
+        if scale >= 1 or not _passes_lines(m, config):
             return False
         if face not in finer:
             closer = min(1.0, 2 * scale)
@@ -1881,7 +1894,8 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         # lines down the 1-D ranking: look further down it before anything else.
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, pairs_per_family=2 * config.pairs_per_family), memo)
-    if best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size:
+    looked_closer = best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size
+    if looked_closer:
         best, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
@@ -1895,7 +1909,8 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
                 scale = larger_scale
         else:
             best = _search(frame_bgr, gray, scale, faces, 5, config)
-    if best is None:
+    last_resort = best is None
+    if last_resort:
         # A tiled table's grout or a cloth's stripes a few degrees off the board's lines
         # share their families, and crowd the board's lines out of the 1-D ranking; and
         # strong grout outvotes faint board lines in the Hough transform.
@@ -1913,6 +1928,10 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     corners = _canonical(Hm, width, height)
     corners = _guess_a1(corners, face)
     cal = Calibration(face, (w, h), tuple(tuple(map(float, c)) for c in corners), oriented=False, k1=k1)
+    if (last_resort or looked_closer) and not shows_its_lines_closely(cal, frame_bgr, config):
+        # A faint grid taken on a closer look, or from a line image with lines taken out,
+        # can be a stripe's grid that passed its line checks by a hair.
+        raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     turn = start_orientation(frame_bgr, cal, config)
     if turn is not None:
         cal = replace(cal.rotated(turn), oriented=True)

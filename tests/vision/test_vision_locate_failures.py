@@ -21,7 +21,7 @@ from fenix_table.board import dimensions
 from fenix_table.errors import BoardNotFoundError
 from fenix_table.rules import Position
 from fenix_table.vision.locate import (DEFAULT, _blurred, _dilate, _lab, _margin_beyond, _score, _search, _work_gray,
-                                      board_extent, line_image, locate_board)
+                                      board_extent, line_image, locate_board, shows_its_lines_closely)
 from fenix_table.vision.types import Calibration
 from fenix_tools.sim import random_placement, random_scene, render_frame
 
@@ -83,6 +83,23 @@ def test_a_grid_whose_outer_row_lies_in_the_margin_is_not_on_the_board(seed):
         moved = board_extent(shifted(cal, files, ranks), bgr)
         assert moved["across"] < DEFAULT.min_across and moved["on_board"] == 0.0, (files, ranks)
     assert_finds_the_board(bgr, truth)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_7x8_grid_laid_across_the_board_does_not_show_its_lines_closely(seed):
+    # A Cycles room's striped table under a low spot (run seed 4, room 8): a 7x8 grid with
+    # its files along the board's ranks, a cell past the board on one side and a rank
+    # short on the other, was taken on a closer look (and, in the start frame, by the
+    # search without the table's lines) and refined. The refined grid is checked again at
+    # twice the size: the board's own grid shows its lines; the grid across it does not.
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "7x8", image_size=(1280, 960)), distortion_k1=0.0, hand=False, stray_stones=0)
+    bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
+    cal = Calibration("7x8", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    assert shows_its_lines_closely(cal, bgr)
+    across = cal.to_image(np.array([[0, 0], [8, 0], [8, 7], [0, 7]], float))
+    assert not shows_its_lines_closely(replace(cal, corners=tuple(map(tuple, across[[0, 3, 2, 1]]))), bgr)
+    assert not shows_its_lines_closely(shifted(cal, 1, 0), bgr)
 
 
 def tiled_table_frame(seed, board, turn, tile):
