@@ -97,9 +97,11 @@ class LocateConfig:
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
     min_across: float = 0.25         # ... and each outer row of cells shows this share of the lines across it,
     max_onward: float = 0.5          # ... and no more than this share of one side's lines goes on into the margin
-    crisp_line: float = 0.9          # a grid whose every line shows along this share and
-    crisp_onward: float = 0.2        # ... no more than this share of one side's lines goes on: its ring and
+    beside_line: float = 0.5         # a grid whose every line shows along this share and
+    beside_onward: float = 0.2       # ... no more than this share of one side's lines goes on: its ring and
                                      # margin may be judged against the outer cells beside the margin
+                                     # (under a low spot the stones' long shadows hide up to half of
+                                     # a line beyond the spot's edge)
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
@@ -1135,7 +1137,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     * ``margin_beside``, ``ring_beside``: ``margin`` and ``ring`` with a margin point
       board-like also when it has the colour of the outer row's cells beside it (their
       corners on the first inner line): under a spot's edge across the board no colour
-      plane holds it (:func:`_passes` takes them for a crisp grid only).
+      plane holds it (:func:`_passes` takes them for a grid whose lines all show and end
+      at its outer lines only).
     """
     def sample(pts):
         v, ok = _sample(lines_dil, _project(Hm, pts.reshape(-1, 2), lens))
@@ -1345,11 +1348,12 @@ def _passes_lines(m: Dict[str, float], config: LocateConfig) -> bool:
 
 
 def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
-    # A crisp grid whose lines end at its outer lines may be judged by the margin's
-    # likeness to the cells beside it (a spot's edge across the board); a grid of a
-    # table's lines partly over the board shows its lines less or runs on.
-    crisp = m["line"] >= config.crisp_line and m["onward"] <= config.crisp_onward
-    ring, margin = (m["ring_beside"], m["margin_beside"]) if crisp else (m["ring"], m["margin"])
+    # A grid whose lines all show and end at its outer lines may be judged by the
+    # margin's likeness to the cells beside it (a spot's edge across the board); a grid
+    # of a table's lines partly over the board shows its lines less or runs on. Beyond a
+    # low spot's edge the stones' long shadows cross the lines: half a line may be lost.
+    ends = m["line"] >= config.beside_line and m["onward"] <= config.beside_onward
+    ring, margin = (m["ring_beside"], m["margin_beside"]) if ends else (m["ring"], m["margin"])
     return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and ring >= config.min_ring
             and margin >= config.min_margin and m["beyond"] <= config.max_beyond
             and m["across"] >= config.min_across and m["onward"] <= config.max_onward)

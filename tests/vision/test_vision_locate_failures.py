@@ -4,7 +4,8 @@ with its axes the other way round on wood grain that runs with the lines, a grid
 over on a striped cloth whose stripe runs a cell beyond the board's outer line, a
 grid skewed across a board under a hand, a board's grid refused where a crowd of
 stones hides its lines halfway between the crossings, a board's grid refused
-under a lamp low at one side or across a spot's edge, faint thin grid lines lost beside a thick printed
+under a lamp low at one side or across a spot's edge (a low spot's long shadows
+over the lines beyond it too), faint thin grid lines lost beside a thick printed
 border line a quarter cell outside them, a loose grid in a tiled table taken by
 the search at twice the size, a grid a cell off whose outer row lies in the
 board's margin, framed by a printed border line a cell out, a grid of a tiled
@@ -333,6 +334,27 @@ def test_a_board_across_a_spots_edge_is_judged_by_its_cells_beside_the_margin(se
     for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
     assert_finds_the_board(bgr, truth)
+
+
+@pytest.mark.parametrize("seed", [6, 10])
+def test_a_board_across_a_low_spots_edge_whose_stones_shadows_cross_its_lines_is_found(seed):
+    # A low hard spot (the Cycles renders' spot_low): the stones cast shadows a cell or
+    # two long, and beyond the spot's edge the board lies in the dark. There the shadows
+    # hide up to half of a line near its crossings, and no colour plane holds the
+    # margin: the board's grid was refused (lines judged against the cells beside the
+    # margin only when every line showed along nine tenths) and the board not found.
+    # The grids a cell over are still not on a board.
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "7x8", image_size=(1280, 960), hard=False, hand=False), distortion_k1=0.0,
+                    line_width=0.03, noise_sigma=3.0, light_elevation_deg=12.0, ambient=0.15)
+    bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
+    bgr = spot_edge(bgr, truth, 4.5, dark=0.15)
+    cal = Calibration("7x8", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
+    assert_finds_the_board(bgr, truth)
+    with pytest.raises(BoardNotFoundError):
+        locate_board(bgr, config=replace(DEFAULT, beside_line=0.9))
 
 
 def thick_border_frame(seed, border=0.28, half_width=0.035):
