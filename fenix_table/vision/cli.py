@@ -20,7 +20,10 @@ def register(subparsers) -> None:
     detect = subparsers.add_parser(
         "detect", help="find the board in images and read every cell (one JSON line per image)",
         description="Find the board in each image (afresh, unless --calibration is given) and "
-                    "print one JSON line per image with every cell's colour, height and confidence.")
+                    "print one JSON line per image with every cell's colour, height and confidence. "
+                    "An image that cannot be read (not a picture, no board found, another size than "
+                    "the calibration's) gets a line {\"image\", \"error\"} and the rest are still read; "
+                    "the exit status is 0 when every image was read, else 2.")
     detect.add_argument("images", nargs="+", metavar="IMAGE")
     detect.add_argument("--board", choices=BOARD_CHOICES, default="auto", help="board face (default: auto)")
     detect.add_argument("--calibration", metavar="FILE", help="use this saved calibration instead of locating")
@@ -132,28 +135,31 @@ def run_detect(args: argparse.Namespace) -> int:
     reader = None
     unreadable = 0
     for index, path in enumerate(args.images):
+        # An image that cannot be read (no picture in the file, none of the calibration's
+        # size, no board in it) gets its JSON line with the error, named on stderr too;
+        # the batch goes on.
         try:
             frame = _read_image(path)
+            size = (frame.shape[1], frame.shape[0])
+            if fixed is None:
+                calibration = locate_board(frame, args.board)
+                reader = CellReader(calibration)
+                problem = None
+            elif tuple(fixed.image_size) != size:
+                problem = (f"image {path}: {size[0]}x{size[1]}, the calibration is for "
+                           f"{fixed.image_size[0]}x{fixed.image_size[1]} images")
+            else:
+                calibration, problem = fixed, None
+                reader = reader or CellReader(calibration)
         except CameraError as error:
-            # One bad image of a batch is named; the others are still read.
-            if len(args.images) == 1:
-                raise
-            print(f"fenix-table: {error}", file=sys.stderr, flush=True)
+            problem = str(error)
+        except BoardNotFoundError as error:
+            problem = f"image {path}: {error}"
+        if problem is not None:
+            print(json.dumps({"image": path, "error": problem}), flush=True)
+            print(f"fenix-table: {problem}", file=sys.stderr, flush=True)
             unreadable += 1
             continue
-        if fixed is not None:
-            h, w = frame.shape[:2]
-            if tuple(fixed.image_size) != (w, h):
-                raise ConfigError(f"calibration is for {fixed.image_size[0]}x{fixed.image_size[1]} images, "
-                                  f"{path} is {w}x{h}")
-            calibration = fixed
-            reader = reader or CellReader(calibration)
-        else:
-            try:
-                calibration = locate_board(frame, args.board)
-            except BoardNotFoundError as error:
-                raise BoardNotFoundError(f"{path}: {error}") from None
-            reader = CellReader(calibration)
         observation = reader.read(frame, index)
         print(json.dumps(observation_json(path, observation)), flush=True)
         if args.annotate:

@@ -114,3 +114,37 @@ def test_unreadable_image_and_blank_frame(tmp_path, capsys):
     cv2.imwrite(str(blank), np.full((240, 320, 3), 128, np.uint8))
     assert main(["detect", str(blank)]) == 2
     assert "no board" in capsys.readouterr().err
+
+
+def test_detect_goes_on_past_images_it_cannot_read(images, capsys, tmp_path):
+    paths, _, _ = images
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not an image")
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 128, np.uint8))
+    missing = str(tmp_path / "missing.png")
+    batch = [paths[0], str(bad), str(blank), missing, paths[1]]
+    assert main(["detect", *batch, "--board", "9x9"]) == 2
+    out, err = capsys.readouterr()
+    records = [json.loads(line) for line in out.strip().splitlines()]
+    assert [r["image"] for r in records] == batch
+    assert [("error" in r) for r in records] == [False, True, True, True, False]
+    assert len(records[0]["cells"]) == len(records[4]["cells"]) == 81
+    assert "not an image" in records[1]["error"] and "no board" in records[2]["error"]
+    assert "no such file" in records[3]["error"]
+    # Each is named on stderr too, on one line of its own.
+    assert err.strip().splitlines() == [f"fenix-table: {r['error']}" for r in records[1:4]]
+
+
+def test_detect_with_a_calibration_names_an_image_of_another_size(images, capsys, tmp_path):
+    paths, _, truth = images
+    saved = tmp_path / "cal.json"
+    corners = [f"{x:.1f},{y:.1f}" for x, y in truth.corners]
+    assert main(["calibrate", paths[1], "--board", "9x9", "--corners", *corners, "-o", str(saved)]) == 0
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(cv2.imread(paths[1]), (320, 240)))
+    capsys.readouterr()
+    assert main(["detect", str(small), paths[1], "--calibration", str(saved)]) == 2
+    first, second = (json.loads(line) for line in capsys.readouterr().out.strip().splitlines())
+    assert first == {"image": str(small), "error": f"image {small}: 320x240, the calibration is for 640x480 images"}
+    assert second["image"] == paths[1] and len(second["cells"]) == 81
