@@ -3,7 +3,9 @@
 :class:`Vision` is what the referee (``fenix-table track``) and the display
 (``fenix-table run``) call for every camera frame. It owns the calibration:
 
-* no calibration yet, or the image size changed: locate the board;
+* no calibration yet, or the image size changed: locate the board. A search that finds
+  none is not run again until the picture has changed and is still again (a search in
+  vain costs about a second here and several on a Pi, and the display waits for it);
 * every ``check_every`` frames without a hand, check that the grid still fits the image
   (the camera or the board may have been bumped) and re-locate when it does not, keeping
   the colour model and the orientation (a1 stays the corner nearest the old a1);
@@ -25,6 +27,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional, Tuple
 
+import cv2
 import numpy as np
 
 from ..board import check_size, dimensions, turns_allowed
@@ -40,6 +43,17 @@ from .types import Calibration, Observation
 STATUSES = ("ok", "board_not_found", "hand", "moving")
 LESSONS = 6               # confirmed frames the room is learned from (the latest ones)
 LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
+GLANCE_SIZE = (64, 48)    # the thumbnail that tells whether the picture changed
+GLANCE_CHANGE = 3.0       # mean grey levels between two thumbnails of a changed picture
+
+
+def _glance(frame_bgr: np.ndarray) -> np.ndarray:
+    grey = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    return cv2.resize(grey, GLANCE_SIZE, interpolation=cv2.INTER_AREA).astype(np.int16)
+
+
+def _alike(a: Optional[np.ndarray], b: np.ndarray) -> bool:
+    return a is not None and float(np.abs(a - b).mean()) < GLANCE_CHANGE
 
 
 @dataclass(frozen=True)
@@ -82,6 +96,10 @@ class Vision:
         self.reader: Optional[CellReader] = None
         self.previous_L: Optional[np.ndarray] = None
         self.frames_since_check = 0
+        # While no board is found: the last frame's thumbnail, and that of the frame the
+        # last search found none in.
+        self._glance: Optional[np.ndarray] = None
+        self._searched: Optional[np.ndarray] = None
         self.lessons: deque = deque(maxlen=LESSONS)   # (lesson, labels) of confirmed frames
         self._last: Optional[Tuple[Observation, bool]] = None   # last frame read, and whether it moved
         # Still boards: the current one's colours and first stable frame (rectified), and
@@ -158,9 +176,15 @@ class Vision:
         if self.calibration is not None and tuple(self.calibration.image_size) != (w, h):
             self.calibration, self.reader = None, None
         if self.calibration is None:
+            glance = _glance(frame_bgr)
+            still, self._glance = _alike(self._glance, glance), glance
+            if self._searched is not None and (not still or _alike(self._searched, glance)):
+                return self._not_found(frame_index)     # searched in vain, and nothing new
             found = self._locate(frame_bgr)
             if found is None:
+                self._searched = glance
                 return self._not_found(frame_index)
+            self._glance = self._searched = None
             self._use(found)
         elif self.frames_since_check >= self.check_every:
             from .locate import REFIT_BELOW, grid_still_fits
@@ -169,6 +193,7 @@ class Vision:
                 found = self._locate(frame_bgr)
                 if found is None:
                     self.calibration, self.reader = None, None
+                    self._glance = self._searched = _glance(frame_bgr)
                     return self._not_found(frame_index)
                 self._use(found)
         self.frames_since_check += 1

@@ -18,6 +18,38 @@ def test_no_board_in_view():
     assert result.observation.frame_index == 3
 
 
+def test_a_search_in_vain_waits_for_a_new_still_picture(monkeypatch):
+    """A search that finds no board costs about a second here and several on a Pi, and
+    the display waits for it: the same picture is not searched again, nor a moving one;
+    the board is searched for once the picture has changed and is still."""
+    from fenix_table.vision import locate
+
+    searched = []
+    real = locate.locate_board
+
+    def counted(frame, board="auto", *args, **kwargs):
+        searched.append(frame)
+        return real(frame, board, *args, **kwargs)
+
+    monkeypatch.setattr(locate, "locate_board", counted)
+    rng = np.random.default_rng(4)
+    table = np.clip(rng.normal(110, 25, (480, 640, 3)), 0, 255).astype(np.uint8)
+    board = render_frame(Position.start("9x9").stacks(), "9x9", SceneParams(yaw_deg=10.0), rng)[0]
+    vision = Vision()
+    for i in range(3):
+        assert vision.process(table, i).status == "board_not_found"
+    assert len(searched) == 1
+    # A hand sweeping through: every frame differs from the one before.
+    for i, shift in enumerate((40, 80, 120), 3):
+        assert vision.process(np.roll(table, shift, axis=1), i).status == "board_not_found"
+    assert len(searched) == 1
+    # The board put down: its first frame still differs from the one before, its second
+    # is still and new, and is searched.
+    assert vision.process(board, 6).status == "board_not_found"
+    result = vision.process(board, 7)
+    assert len(searched) == 2 and result.status == "ok" and result.calibration.board == "9x9"
+
+
 def test_sequence_calibrates_waits_for_stillness_and_sees_hands():
     rng = np.random.default_rng(4)
     scene = SceneParams(yaw_deg=200.0, tilt_deg=5.0, light_color=(0.8, 0.95, 1.1),
