@@ -4,8 +4,9 @@
 (``fenix-table run``) call for every camera frame. It owns the calibration:
 
 * no calibration yet, or the image size changed: locate the board. A search that finds
-  none is not run again until the picture has changed and is still again (a search in
-  vain costs about a second here and several on a Pi, and the display waits for it);
+  none is not run again until the picture has changed and is still again, or every
+  :data:`SEARCH_AGAIN` frames (a search in vain costs about a second here and several on
+  a Pi, and the display waits for it);
 * every ``check_every`` frames without a hand, check that the grid still fits the image
   (the camera or the board may have been bumped) and re-locate when it does not, keeping
   the colour model and the orientation (a1 stays the corner nearest the old a1);
@@ -45,6 +46,8 @@ LESSONS = 6               # confirmed frames the room is learned from (the lates
 LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
 GLANCE_SIZE = (64, 48)    # the thumbnail that tells whether the picture changed
 GLANCE_CHANGE = 3.0       # mean grey levels between two thumbnails of a changed picture
+SEARCH_AGAIN = 100        # frames after which the same still picture is searched again (noise
+                          # can tip a faint board either way)
 
 
 def _glance(frame_bgr: np.ndarray) -> np.ndarray:
@@ -100,6 +103,7 @@ class Vision:
         # last search found none in.
         self._glance: Optional[np.ndarray] = None
         self._searched: Optional[np.ndarray] = None
+        self._since_search = 0
         self.lessons: deque = deque(maxlen=LESSONS)   # (lesson, labels) of confirmed frames
         self._last: Optional[Tuple[Observation, bool]] = None   # last frame read, and whether it moved
         # Still boards: the current one's colours and first stable frame (rectified), and
@@ -178,11 +182,13 @@ class Vision:
         if self.calibration is None:
             glance = _glance(frame_bgr)
             still, self._glance = _alike(self._glance, glance), glance
-            if self._searched is not None and (not still or _alike(self._searched, glance)):
+            self._since_search += 1
+            if self._searched is not None and (not still or _alike(self._searched, glance)) \
+                    and self._since_search < SEARCH_AGAIN:
                 return self._not_found(frame_index)     # searched in vain, and nothing new
             found = self._locate(frame_bgr)
             if found is None:
-                self._searched = glance
+                self._searched, self._since_search = glance, 0
                 return self._not_found(frame_index)
             self._glance = self._searched = None
             self._use(found)
@@ -194,6 +200,7 @@ class Vision:
                 if found is None:
                     self.calibration, self.reader = None, None
                     self._glance = self._searched = _glance(frame_bgr)
+                    self._since_search = 0
                     return self._not_found(frame_index)
                 self._use(found)
         self.frames_since_check += 1
