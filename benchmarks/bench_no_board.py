@@ -27,7 +27,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import cv2  # noqa: E402
 
-from fenix_table.errors import BoardNotFoundError  # noqa: E402
 from fenix_table.vision import Vision  # noqa: E402
 from fenix_table.vision import locate  # noqa: E402
 from fenix_tools.sim import random_placement, random_scene, render_frame  # noqa: E402
@@ -66,16 +65,18 @@ def main(argv=None) -> int:
 
     locate.locate_board = counted
     per_frame, searches, found = [], [], 0
-    for _ in range(args.streams):
-        vision = Vision()
-        before = len(searched)
-        for i, frame in enumerate(stream(rng, args.frames)):
-            t0 = time.thread_time()
-            result = vision.process(frame, i)
-            per_frame.append(time.thread_time() - t0)
-            found += result.status != "board_not_found"
-        searches.append(len(searched) - before)
-    locate.locate_board = real
+    try:
+        for _ in range(args.streams):
+            vision = Vision()
+            before = len(searched)
+            for i, frame in enumerate(stream(rng, args.frames)):
+                t0 = time.thread_time()
+                result = vision.process(frame, i)
+                per_frame.append(time.thread_time() - t0)
+                found += result.status != "board_not_found"
+            searches.append(len(searched) - before)
+    finally:
+        locate.locate_board = real
     ms = np.array(per_frame) * 1000
     vain = np.array(searched) * 1000
     print(f"no board in view: {args.streams} streams of {args.frames} frames (seed {args.seed}), "

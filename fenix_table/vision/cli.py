@@ -138,18 +138,18 @@ def run_detect(args: argparse.Namespace) -> int:
         # An image that cannot be read (no picture in the file, none of the calibration's
         # size, no board in it) gets its JSON line with the error, named on stderr too;
         # the batch goes on.
+        problem = None
         try:
             frame = _read_image(path)
             size = (frame.shape[1], frame.shape[0])
             if fixed is None:
                 calibration = locate_board(frame, args.board)
                 reader = CellReader(calibration)
-                problem = None
             elif tuple(fixed.image_size) != size:
                 problem = (f"image {path}: {size[0]}x{size[1]}, the calibration is for "
                            f"{fixed.image_size[0]}x{fixed.image_size[1]} images")
             else:
-                calibration, problem = fixed, None
+                calibration = fixed
                 reader = reader or CellReader(calibration)
         except CameraError as error:
             problem = str(error)
