@@ -82,6 +82,7 @@ from fenix_table.vision.classifier import CELL, CLASSES, HEAD_PATH, MARGIN, MODE
 from fenix_table.vision.colour import softmax
 
 from .. import CHECKOUT
+from . import boards
 from .data import ROOT
 
 MODEL_OUT = os.path.join(CHECKOUT, "fenix_table", "vision", os.path.basename(MODEL_PATH))
@@ -436,7 +437,9 @@ def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description="train, calibrate and export the cell CNN")
     parser.add_argument("--root", default=ROOT)
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--train", default="sim-101-*.npz,pbr-train*.npz", help="patch files (globs, comma-separated)")
+    parser.add_argument("--train", default="sim-101-*.npz", help="patch files under ROOT/patches (globs, comma-separated)")
+    parser.add_argument("--boards", default="*.npz",
+                        help="rendered boards under tools/reader-data (globs, comma-separated; '' for none)")
     parser.add_argument("--held-out", default="sim-201-*.npz", help="generated rooms held out (tuning)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sim-share", type=float, default=0.5, help="share of the generated frames drawn each epoch")
@@ -468,11 +471,13 @@ def main(argv: Sequence[str] = ()) -> int:
     pick = lambda spec: sorted(p for g in spec.split(",") for p in glob.glob(os.path.join(args.root, "patches", g))
                                if not p.endswith(".tmp.npz"))
     train_files, held_files = pick(args.train), pick(args.held_out)
-    if not train_files or not held_files:
+    board_files = sorted(p for g in args.boards.split(",") if g for p in glob.glob(os.path.join(boards.DATA, g))
+                         if not p.endswith(".tmp.npz"))
+    if not held_files or not (train_files or board_files):
         print(f"no patch files under {args.root}/patches (run fenix_tools.cnn.data first)", file=sys.stderr)
         return 2
     sim = load_frames([p for p in train_files if not os.path.basename(p).startswith("pbr-")])
-    pbr_all = load_frames([p for p in train_files if os.path.basename(p).startswith("pbr-")])
+    pbr_all = load_frames([p for p in train_files if os.path.basename(p).startswith("pbr-")]) + boards.load(board_files)
     # A fold of whole rooms (both crops of a picture) held out, never a crop of a room trained on.
     fold = [args.pbr_every > 0 and room % args.pbr_every == 0 for _, _, room in pbr_all]
     pbr = [f for f, held in zip(pbr_all, fold) if not held]
@@ -560,7 +565,7 @@ def main(argv: Sequence[str] = ()) -> int:
     note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
             + (f"--camera {args.camera} " if args.camera else "")
-            + f"--pbr-every {args.pbr_every} {init}--train {args.train} --held-out {args.held_out}"
+            + f"--pbr-every {args.pbr_every} {init}--train {args.train} --boards {args.boards or "''"} --held-out {args.held_out}"
             + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
     export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
