@@ -82,3 +82,20 @@ def test_the_training_script_gets_each_board_cut_through_grids_a_little_off(rend
     # Seeded by the board's name: the same cuts again.
     again = boards.load(paths)
     assert all(np.array_equal(x[0], y[0]) for x, y in zip(frames, again))
+
+
+def test_every_committed_board_file_reads_whole():
+    """The set in git: every file opens, every board decodes at its face's size, and its
+    labels are classes or a hand's cell."""
+    import glob
+    import os
+    paths = sorted(glob.glob(os.path.join(boards.DATA, "*.npz")))
+    assert paths, "tools/reader-data holds no board files"
+    for path in paths:
+        got = list(boards.boards(path))
+        assert 0 < len(got) <= boards.CHUNK
+        for name, img, labels, _ in got:
+            width, height = (9, 9) if len(labels) == 81 else (7, 8)
+            assert len(labels) in (81, 56), (path, name)
+            assert img.shape == (height * 16 + 16, width * 16 + 16, 3), (path, name)
+            assert set(labels.tolist()) <= {-1, 0, 1, 2}, (path, name)

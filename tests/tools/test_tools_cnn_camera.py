@@ -28,3 +28,18 @@ def test_relit_frames_keep_their_patches_shape_and_type():
     out = relight(rng, patches, labels, camera_share=1.0)
     assert out.shape == patches.shape and out.dtype == np.uint8
     assert not np.array_equal(out, patches)
+
+
+def test_a_shadows_edge_darkens_one_side_of_the_board_only():
+    from fenix_tools.cnn.train import shade
+    grey = np.full((56, PATCH, PATCH, 3), 0.5, np.float32)
+    for seed in range(10):
+        out = shade(np.random.default_rng(seed), grey)
+        assert out.shape == grey.shape and out.dtype == np.float32
+        cells = out.mean(axis=(1, 2, 3))
+        # Never brighter; the dark side 0.12-0.6 as bright, the far side nearly untouched.
+        assert cells.max() <= 0.5 + 1e-6
+        assert 0.12 * 0.5 - 1e-6 <= cells.min() < 0.5 * 0.95
+    # Patches that are not a whole board are left as they are.
+    assert shade(np.random.default_rng(0), grey[:10]) is not None
+    assert np.array_equal(shade(np.random.default_rng(0), grey[:10]), grey[:10])

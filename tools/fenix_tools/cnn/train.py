@@ -95,6 +95,31 @@ _YY, _XX = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32) + 0.5
 _MID = PATCH / 2.0
 
 
+def _board_coords(n: int, width: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Board coordinates (cells) of one frame's patch pixels: rows (n, PATCH) and
+    columns (n, PATCH), cell_patches order."""
+    row, col = np.divmod(np.arange(n), width)
+    return (row[:, None] + (_YY[None, :, 0] - MARGIN) / CELL, col[:, None] + (_XX[None, 0, :] - MARGIN) / CELL)
+
+
+def shade(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """One frame's patches (float BGR) with part of the board in shadow: the edge of a
+    lamp's pool of light, or of a shadow cast over the board, a soft line anywhere
+    across it, the far side 0.12-0.6 as bright (a red stone there is dark, and must not
+    read black)."""
+    width = {81: 9, 56: 7}.get(len(x))
+    if width is None:
+        return x
+    ys, xs = _board_coords(len(x), width)
+    t = rng.uniform(0, 2 * np.pi)
+    at = rng.uniform(-0.5, 0.5) * width
+    d = (xs[:, None, :] - width / 2) * np.cos(t) + (ys[:, :, None] - len(x) / width / 2) * np.sin(t) - at
+    soft = rng.uniform(0.15, 1.5)
+    dark = rng.uniform(0.12, 0.6)
+    f = dark + (1 - dark) / (1 + np.exp(-d / soft))
+    return x * f.astype(np.float32)[..., None]
+
+
 def camera(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     """One frame's patches (float BGR 0..1, cell_patches order) as a camera unlike the
     renderers' would give them, a few of these at random: vignetting (the light falling
@@ -103,11 +128,8 @@ def camera(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     n = len(x)
     width = {81: 9, 56: 7}.get(n)
     if width is not None and rng.random() < 0.6:
-        # Board coordinates of every patch pixel, in cells; the fall-off's centre anywhere
-        # near the board.
-        row, col = np.divmod(np.arange(n), width)
-        ys = row[:, None] + (_YY[None, :, 0] - MARGIN) / CELL
-        xs = col[:, None] + (_XX[None, 0, :] - MARGIN) / CELL
+        # The fall-off's centre anywhere near the board.
+        ys, xs = _board_coords(n, width)
         cy, cx = rng.uniform(-2, n // width + 2), rng.uniform(-2, width + 2)
         r2 = ((ys[:, :, None] - cy) ** 2 + (xs[:, None, :] - cx) ** 2) / float(width * width)
         x = x * np.clip(1.0 - rng.uniform(0.1, 0.6) * r2, 0.25, 1.0).astype(np.float32)[..., None]
@@ -131,18 +153,29 @@ def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray, c
     the physically based renders showed the reader gets wrong (glossy and lacquered black
     stones on the dark face under warm lamps, read as empty).
 
-    Per frame: a white balance from warm to cool, exposure and gamma; per stone, with
-    some chance, small bright lamp highlights and a veil of reflected light over its
-    disc (a glossy black stone looks grey); now and then a highlight on bare board (a
-    laminated face shines too, so a highlight alone must not mean a stone); then, in a
-    ``camera_share`` of frames, :func:`camera`; then blur, sensor noise and JPEG."""
+    Per frame: a white balance from warm to cool, exposure (now and then a dim room's)
+    and gamma; in some frames a shadow's edge across the board (:func:`shade`); per
+    stone, with some chance, small bright lamp highlights and a veil of reflected light
+    over its disc (a glossy black stone looks grey); now and then a highlight on bare
+    board (a laminated face shines too, so a highlight alone must not mean a stone); the
+    lamp warm white or now and then coloured; then, in a ``camera_share`` of frames,
+    :func:`camera`; then blur, sensor noise and JPEG."""
     x = patches.astype(np.float32) * (1.0 / 255)
     n = len(x)
     warm = rng.uniform(-0.35, 0.6)                       # > 0: a tungsten lamp's cast
     gains = np.exp(rng.normal(0, 0.06, 3) + np.array([-0.5, 0.0, 0.5]) * warm)      # B, G, R
     x = np.clip(x, 0, 1) ** np.exp(rng.normal(0, 0.18))
-    x = x * (gains * np.exp(rng.uniform(-0.9, 0.35))).astype(np.float32)
-    lamp = np.array([rng.uniform(0.55, 1.0), rng.uniform(0.8, 1.0), 1.0], np.float32)  # warm white, BGR
+    # Now and then a dim room: the camera's exposure short of the light, the noise up.
+    dim = rng.random() < 0.15
+    x = x * (gains * np.exp(rng.uniform(-2.0, -0.9) if dim else rng.uniform(-0.9, 0.35))).astype(np.float32)
+    if rng.random() < 0.3:
+        x = shade(rng, x)
+    if rng.random() < 0.3:
+        # A coloured lamp among the room's lights: its reflections tint a stone's shine.
+        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(70, 190), 255]]])
+        lamp = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32) / 255
+    else:
+        lamp = np.array([rng.uniform(0.55, 1.0), rng.uniform(0.8, 1.0), 1.0], np.float32)  # warm white, BGR
     if rng.random() < 0.6:
         stone = labels > 0
         shine = rng.random(n) < np.where(labels == BLACK, 0.6, np.where(labels == RED, 0.35, 0.04))
@@ -167,7 +200,7 @@ def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray, c
     if rng.random() < 0.35:
         s = rng.uniform(0.3, 1.1)
         x = np.stack([cv2.GaussianBlur(p, (0, 0), s) for p in x])
-    x = x + rng.normal(0, rng.uniform(0, 5) / 255, x.shape).astype(np.float32)
+    x = x + rng.normal(0, rng.uniform(0, 10 if dim else 5) / 255, x.shape).astype(np.float32)
     out = np.clip(x * 255 + 0.5, 0, 255).astype(np.uint8)
     if rng.random() < 0.35:
         # JPEG over the frame's patches stacked (24 px: whole 8x8 blocks per patch).
@@ -559,13 +592,14 @@ def main(argv: Sequence[str] = ()) -> int:
     T = fit_temperature(L, yt)
     print(f"temperature {T:.3f}: held-out ECE {100 * ece(softmax(L), yt):.3f}% -> "
           f"{100 * ece(softmax(L / T), yt):.3f}%, NLL {nll(L, yt, 1.0):.4f} -> {nll(L, yt, T):.4f}", flush=True)
+    boards_arg = args.boards or "''"
     init = f"--init {os.path.basename(args.init)} --lr {args.lr} " if args.init else f"--lr {args.lr} "
     if args.interpolate != 1.0:
         init += f"--interpolate {args.interpolate:g} "
     note = (f"trained by python -m fenix_tools.cnn.train --arch {args.arch} --epochs {args.epochs} --seed {args.seed} "
             f"--sim-share {args.sim_share} --sim-relit {args.sim_relit} --pbr-copies {args.pbr_copies} "
             + (f"--camera {args.camera} " if args.camera else "")
-            + f"--pbr-every {args.pbr_every} {init}--train {args.train} --boards {args.boards or "''"} --held-out {args.held_out}"
+            + f"--pbr-every {args.pbr_every} {init}--train {args.train} --boards {boards_arg} --held-out {args.held_out}"
             + (f" --teacher {os.path.basename(args.teacher)} --kd {args.kd:g}" if args.teacher else ""))
     export(torch, net, T, args.out, args.head_out, note)
     print(f"wrote {args.out} and {args.head_out}")
