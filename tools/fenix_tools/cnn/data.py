@@ -1,11 +1,9 @@
-"""Cell patches for the CNN: frames rendered by :mod:`fenix_tools.sim` (and the physically
-based renderer's frames, :func:`pbr_chunk`), cut by the package's own rectifier exactly as
-:class:`fenix_table.vision.cells.CellReader` cuts them at the table.
+"""Cell patches for the CNN from frames rendered by :mod:`fenix_tools.sim`, cut by the
+package's own rectifier exactly as :class:`fenix_table.vision.cells.CellReader` cuts them
+at the table (the physically based renderers' train frames are kept in git as boards,
+:mod:`.boards`).
 
-    PYTHONPATH=tools python -m fenix_tools.cnn.data sim --seed 101 --rooms 400 [--chunk 25]
-    PYTHONPATH=tools python -m fenix_tools.cnn.data pbr --split train
-    PYTHONPATH=tools python -m fenix_tools.cnn.data pbr --split train \
-        --frames-root /work/data/locator4/pbr/frames --name pbr-train3     # run seed 3's rooms
+    PYTHONPATH=tools python -m fenix_tools.cnn.data --seed 101 --rooms 400 [--chunk 25]
 
 Per generated room (both faces, 1280x960 mostly, some 640x480 and 1920x1080, the widened
 rooms of :func:`fenix_tools.training.training_scene`): the start
@@ -168,55 +166,21 @@ def pbr_frames(split: str, frames_root: str):
             yield os.path.basename(path)[:-5], bgr, meta
 
 
-def pbr_chunk(split: str, frames_root: str, path: str) -> int:
-    """Patches of the physically based renderer's ``split`` frames through the grid
-    fitted to their true cell centres, jittered by about a pixel and by a few; returns
-    the frames used."""
-    rng = np.random.default_rng(7)
-    chunk = Chunk()
-    used = 0
-    for k, (name, bgr, meta) in enumerate(pbr_frames(split, frames_root)):
-        board = meta["board"]
-        size = tuple(meta["image_size"])
-        placement = {c: tuple(v) for c, v in meta["placement"].items()}
-        centres = {c: tuple(v) for c, v in meta["cell_centres"].items()}
-        corners = fitted_corners(board, centres)
-        for sigma in (0.8, 2.5):
-            cal = Calibration(board, size, tuple(map(tuple, corners + rng.normal(0, sigma, corners.shape))))
-            labels = truth_labels(cal, centres, placement, tuple(meta.get("hand_cells", ())))
-            if labels is not None:
-                chunk.add(frame_cells(bgr, cal), labels, 100000 + k, board, bool(meta.get("start", False)))
-        used += 1
-    chunk.save(path)
-    return used
-
-
 def main(argv: Sequence[str] = ()) -> int:
-    parser = argparse.ArgumentParser(description="cell patches for the CNN")
-    sub = parser.add_subparsers(dest="source", required=True)
-    s = sub.add_parser("sim", help="generated rooms")
-    s.add_argument("--seed", type=int, default=101)
-    s.add_argument("--rooms", type=int, default=400)
-    s.add_argument("--chunk", type=int, default=25, help="rooms per file")
-    p = sub.add_parser("pbr", help="the physically based renderer's frames")
-    p.add_argument("--split", default="train")
-    p.add_argument("--frames-root", default="/work/data/pbr/frames")
-    p.add_argument("--name", help="the patch file's name (default pbr-SPLIT): one file per run of rooms")
+    parser = argparse.ArgumentParser(description="cell patches for the CNN from generated rooms")
+    parser.add_argument("--seed", type=int, default=101)
+    parser.add_argument("--rooms", type=int, default=400)
+    parser.add_argument("--chunk", type=int, default=25, help="rooms per file")
     parser.add_argument("--root", default=ROOT)
     args = parser.parse_args(list(argv))
     out = os.path.join(args.root, "patches")
     os.makedirs(out, exist_ok=True)
-    if args.source == "sim":
-        for index in range(args.rooms // args.chunk):
-            path = os.path.join(out, f"sim-{args.seed}-{index:03d}.npz")
-            if os.path.exists(path):
-                continue
-            sim_chunk(args.seed, index, args.chunk, path)
-            print(f"wrote {path}", flush=True)
-    else:
-        path = os.path.join(out, f"{args.name or 'pbr-' + args.split}.npz")
-        n = pbr_chunk(args.split, args.frames_root, path)
-        print(f"wrote {path} ({n} frames)")
+    for index in range(args.rooms // args.chunk):
+        path = os.path.join(out, f"sim-{args.seed}-{index:03d}.npz")
+        if os.path.exists(path):
+            continue
+        sim_chunk(args.seed, index, args.chunk, path)
+        print(f"wrote {path}", flush=True)
     return 0
 
 

@@ -509,8 +509,8 @@ def main(argv: Sequence[str] = ()) -> int:
     if not held_files or not (train_files or board_files):
         print(f"no patch files under {args.root}/patches (run fenix_tools.cnn.data first)", file=sys.stderr)
         return 2
-    sim = load_frames([p for p in train_files if not os.path.basename(p).startswith("pbr-")])
-    pbr_all = load_frames([p for p in train_files if os.path.basename(p).startswith("pbr-")]) + boards.load(board_files)
+    sim = load_frames(train_files)
+    pbr_all = boards.load(board_files)
     # A fold of whole rooms (both crops of a picture) held out, never a crop of a room trained on.
     fold = [args.pbr_every > 0 and room % args.pbr_every == 0 for _, _, room in pbr_all]
     pbr = [f for f, held in zip(pbr_all, fold) if not held]
