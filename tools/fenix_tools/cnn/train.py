@@ -2,61 +2,32 @@
 
     PYTHONPATH=tools python -m fenix_tools.cnn.train [--epochs 8] [--root /work/data/reader]
 
-Examples are the patch chunks :mod:`.data` wrote under ``ROOT/patches``: the generated
-rooms of seed 101 and the physically based renderer's train split (``pbr-train.npz``).
-Held out, for tuning only: seed 201's generated rooms, and one fold of the physically
-based train rooms (every ``--pbr-every``-th room, both its crops; the eval split is
-never read here). The temperature that makes the confidences honest is fitted on both
-(temperature scaling, by the negative log-likelihood; the expected calibration error
-before and after is printed), and both errors are printed after every epoch.
+Examples are the generated rooms' patch chunks :mod:`.data` wrote under
+``ROOT/patches`` (seed 101) and the rendered train boards kept in git
+(``tools/reader-data``, :mod:`.boards`: the Mitsuba and Cycles train splits). Held out,
+for tuning only: seed 201's generated rooms, and one fold of the rendered boards (every
+``--pbr-every``-th board, both its cuts; no eval or tune frame is ever read here). The
+temperature that makes the confidences honest is fitted on both (temperature scaling,
+by the negative log-likelihood; the expected calibration error before and after is
+printed), and both errors are printed after every epoch.
 
 Every epoch draws its examples afresh (:func:`epoch_inputs`): a share of the generated
-frames and ``--pbr-copies`` copies of every physically based training frame, each copy
-but the first in other light and through another camera (:func:`relight`: white balance
-from warm to cool, exposure and gamma, lamp highlights and a veil of reflected light on
-the stones, blur, sensor noise, JPEG), then through
-:func:`fenix_table.vision.classifier.net_input`, the reader's own preprocessing; in
-training the batches are also turned and mirrored at random (the board's cells have no
-preferred side: the lamp and the camera may stand anywhere).
+frames and ``--pbr-copies`` copies of every rendered board, each copy but the first in
+other light and through another camera (:func:`relight`: white balance from warm to cool,
+exposure and gamma, now and then a dim room, a shadow's edge across the board, lamp
+highlights and a veil of reflected light on the stones, blur, sensor noise, JPEG), then
+through :func:`fenix_table.vision.classifier.net_input`, the reader's own preprocessing;
+in training the batches are also turned and mirrored at random (the board's cells have
+no preferred side: the lamp and the camera may stand anywhere).
 
-The shipped model started from generator-only weights (``train.py`` as of 322537e,
-``--epochs 3 --copies 1`` on seed 101's 400 rooms: ``cnn-s0-e3-c1-n322840-002.pt``; with
-this version, ``--epochs 3 --sim-share 1 --pbr-copies 0`` trains the like). Then, with
-the pbr train rooms of run seeds 1 (``pbr-train.npz``), 3 (``pbr-train3.npz``, ``data pbr
---name pbr-train3``), 4 (``pbr-train4.npz``, 77 rooms) and 6 (``pbr-train6.npz``, 136
-rooms), each but its held-out fold (train rooms never draw the tune and eval splits'
-kinds, so none of their families is trained on):
-
-    python -m fenix_tools.cnn.train --epochs 8 --lr 1e-3 --threads 1 \
-        --train 'sim-101-*.npz,pbr-train*.npz' \
-        --init ROOT/checkpoints/cnn-s0-e3-c1-n322840-002.pt
-
-(last checkpoint ``cnn-plain-s0-e8-g0.5-p3x1068-ft-...-007.pt``, here ``shipped6.pt``).
-Then, with run seed 8's 82 rooms added (``pbr-train8.npz``, ``data pbr --frames-root
-LOCATOR_RUN/frames --name pbr-train8``), the same examples otherwise:
-
-    python -m fenix_tools.cnn.train --epochs 3 --lr 5e-4 --threads 1 \
-        --train 'sim-101-*.npz,pbr-train*.npz' --init ROOT/checkpoints/shipped6.pt
-
-(exported at the temperature the run fitted, 1.041). Those checkpoints are gone; the
-shipped files now are that export fine-tuned on seed 101's first 200 rooms and the pbr
-train rooms of run seeds 1 (400, re-rendered: ``pbr-train1``), 3 (45), 5 (40) and 12 (88),
-a share of the relit frames through another camera, and exported halfway back toward the
-weights it started from (``--interpolate``, :func:`interpolated`):
-
-    python -m fenix_tools.cnn.train --epochs 8 --lr 5e-4 --threads 1 --camera 0.5 \
-        --train 'sim-101-*.npz,pbr-train*.npz' --init cell_cnn.onnx --interpolate 0.5
-
-(temperature 1.182). The fine-tuned weights alone read the generator's and a perturbed
-camera's frames better but the pbr tune split a little worse; halfway back, every
-tuning source reads at least as well as with the export before it
-(``benchmarks/results/reader/reader12-tuning.txt``).
-
-Which augmentation generalises to a renderer never trained on was chosen by leaving one
-renderer out: trained on generated rooms only (``--train 'sim-101-*.npz' --sim-share 1
---pbr-copies 0``) and read on the pbr tune split, or on pbr rooms only (``--train
-pbr-train1.npz --sim-share 0 --pbr-copies 2``) and read on generated rooms (seed 201's
-held-out line of this script, and the generator's tuning seeds).
+The shipped model's lineage: generator-only weights, then rounds of fine-tuning on pbr
+train rooms (run seeds 1, 3, 4, 5, 6, 8 and 12) whose patch files are gone; its files
+are the start of every later round (``--init fenix_table/vision/cell_cnn.onnx``, which
+reads an export's weights back, :func:`exported_state`), and ``cell_cnn.json``'s note
+gives the last round's command. Which augmentation generalises to a renderer never
+trained on was chosen by leaving one renderer out: trained on generated rooms only
+(``--boards '' --sim-share 1 --pbr-copies 0``) and read on the pbr tune split, or on
+rendered boards only (``--sim-share 0``) and read on generated rooms.
 
 Single-process, ``torch.set_num_threads(2)`` at most; a checkpoint after every epoch in
 ``ROOT/checkpoints`` (the run resumes from the newest; each epoch's draw is seeded by
