@@ -65,6 +65,19 @@ def test_a_boards_patches_are_the_readers_cut_of_its_frame(rendered):
         == ["pbr-s4-001-1.npz"]
 
 
+def test_a_finished_chunk_replaces_its_unfinished_copy(rendered):
+    root, _ = rendered
+    out = root / "out"
+    boards.make("pbr", str(root / "frames"), 4, str(out), partial=True)
+    assert sorted(p.name for p in out.glob("*.npz")) == ["pbr-s4-000.npz", "pbr-s4-001-1.npz"]
+    _write_frame(root / "frames" / "train", f"{100000 * 4 + 3:010d}", "7x8", np.random.default_rng(9))
+    (out / "notes-001-1.npz").write_bytes(b"not ours")
+    assert [p.rsplit("/", 1)[1] for p in boards.make("pbr", str(root / "frames"), 4, str(out))] == ["pbr-s4-001.npz"]
+    # Room 2's board once, in the finished file; a file the tool did not write stays.
+    assert sorted(p.name for p in out.glob("*.npz")) == ["notes-001-1.npz", "pbr-s4-000.npz", "pbr-s4-001.npz"]
+    assert [g[0] for g in boards.boards(str(out / "pbr-s4-001.npz"))] == ["0000400002", "0000400003"]
+
+
 def test_the_training_script_gets_each_board_cut_through_grids_a_little_off(rendered):
     root, _ = rendered
     paths = boards.make("pbr", str(root / "frames"), 4, str(root / "out"), partial=True)

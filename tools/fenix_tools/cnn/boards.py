@@ -14,8 +14,8 @@ in ``tools/reader-data/`` (its README gives the files, their sizes and the comma
 One file per source, run seed and CHUNK rooms (``pbr-s1-003.npz``: run seed 1's rooms
 75-99), written once all its rooms are rendered and never rewritten: a session renders
 rooms beside its work, and each finished chunk is committed. ``--partial`` also writes
-the last, unfinished chunk (a new name when more of it is rendered, since its name
-carries the count of boards).
+the last, unfinished chunk (named with its count of boards: ``pbr-s1-015-7.npz``),
+which the chunk's next file replaces.
 
 :func:`load` gives the training script the boards as cell patches, each board cut
 through its grid moved by a little (the slop a located grid has), seeded.
@@ -134,6 +134,11 @@ def make(source: str, frames_root: str, seed: int, out: str, partial: bool = Fal
             labels.append(lab)
         write_chunk(path, names, metas, images, labels)
         written.append(path)
+        # An earlier, unfinished copy of this chunk (this tool wrote it) would train its
+        # boards twice.
+        for older in glob.glob(os.path.join(out, f"{source}-s{seed}-{k:03d}-*.npz")):
+            if older != path and re.fullmatch(r"\d+", older[:-4].rsplit("-", 1)[1]):
+                os.remove(older)
     return written
 
 
