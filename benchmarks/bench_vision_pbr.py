@@ -17,7 +17,10 @@ and locator the package has:
 * cell colour errors out of the box (the game frame read through its own located grid),
   calibrated from the start frame (as the table does in a game), and through the exact
   grid (the homography that best fits the true grid points; default and calibrated), to
-  tell locating errors from reading errors. Cells a hand covers are left out;
+  tell locating errors from reading errors. Cells a hand covers are left out. Each
+  colour line ends with how far its figure could move with other rooms of the same
+  kinds (the 90% interval over the rooms resampled) and the most errors in one room:
+  a change smaller than that interval is not shown to be one;
 * locating time per frame (one core).
 
     python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS] [--split eval|train|tune]
@@ -77,6 +80,7 @@ class Tally:
         self.frames = self.cells = self.wrong = 0
         self.by: Dict[str, List[int]] = {}
         self.confusion: Dict[Tuple[str, str], int] = {}
+        self.rooms: Dict[int, List[int]] = {}        # room seed: [wrong, cells]
 
     def add(self, obs, cal: Calibration, truth: Dict) -> None:
         names, centres = true_centres(truth)
@@ -91,6 +95,9 @@ class Tally:
             bad = seen != colour
             self.cells += 1
             self.wrong += bad
+            room = self.rooms.setdefault(int(truth["seed"]), [0, 0])
+            room[0] += bad
+            room[1] += 1
             if bad:
                 self.confusion[(colour, seen)] = self.confusion.get((colour, seen), 0) + 1
             for key in (truth["board"], *(f"{k}={v}" for k, v in zip(("table", "light", "finish"),
@@ -103,7 +110,20 @@ class Tally:
         pct = lambda a, b: 100.0 * a / b if b else float("nan")
         conf = ", ".join(f"{t}->{s} {n}" for (t, s), n in sorted(self.confusion.items(), key=lambda kv: -kv[1]))
         return (f"{label}: colour errors {self.wrong} of {self.cells} cells ({pct(self.wrong, self.cells):.3f}%) "
-                f"in {self.frames} frames" + (f" [{conf}]" if conf else ""))
+                f"in {self.frames} frames" + (f" [{conf}]" if conf else "") + self.spread())
+
+    def spread(self) -> str:
+        """How far the figure could move with other rooms of the same kinds: the 90% interval
+        of the error rate over the rooms resampled (a bootstrap, seeded), and the most
+        errors in one room. A change smaller than the interval is not shown to be one."""
+        if not self.rooms or not self.wrong:
+            return ""
+        counts = np.array(list(self.rooms.values()), float)
+        rng = np.random.default_rng(0)
+        draws = counts[rng.integers(0, len(counts), (2000, len(counts)))].sum(axis=1)
+        lo, hi = np.percentile(100.0 * draws[:, 0] / draws[:, 1], [5, 95])
+        return (f"; over {len(counts)} rooms 90% in {lo:.3f}-{hi:.3f}%, "
+                f"{int(counts[:, 0].max())} of the {self.wrong} in one room")
 
     def breakdown(self) -> str:
         pct = lambda a, b: 100.0 * a / b if b else float("nan")
