@@ -176,17 +176,19 @@ SLOPS = (0.2, 0.6)
 
 def load(paths: Sequence[str], seed: int = 7) -> List[Tuple[np.ndarray, np.ndarray, int]]:
     """The training script's frames (patches, labels, room) of the board files
-    ``paths``: each board cut once per SLOPS, rooms numbered apart across files, the
-    cuts drawn from ``seed`` and the board's name alone."""
+    ``paths``: each board cut once per SLOPS, the cuts drawn from ``seed`` and the
+    board's name alone. A board's room is its room number in its run (the trainer's
+    held-out fold is every few room numbers, as :mod:`.pooling` picks it from the
+    frames), kept apart across files."""
     frames = []
     for k, path in enumerate(paths):
-        for i, (name, img, lab, _) in enumerate(boards(path)):
+        for name, img, lab, _ in boards(path):
             width, height = (9, 9) if len(lab) == 81 else (7, 8)
             if img.shape[:2] != (height * CELL + 2 * PAD, width * CELL + 2 * PAD):
                 raise ValueError(f"{path}: board {name} is {img.shape[1]}x{img.shape[0]} pixels, not a {width}x{height} board's")
             rng = np.random.default_rng([seed, int(name)])
             for slop in SLOPS:
-                frames.append((patches(img, width, height, rng, slop), lab, k * 1_000_000 + i))
+                frames.append((patches(img, width, height, rng, slop), lab, k * 1_000_000 + int(name) % 100_000))
     return frames
 
 

@@ -176,9 +176,9 @@ def tune_rooms(clfs: Sequence[CnnClassifier], root: str, plain: Sequence[Reading
 
 
 def physically_based(clfs: Sequence[CnnClassifier], frames_root: str, every: int, plain: Sequence[Readings]) -> None:
-    for k, (name, bgr, meta) in enumerate(pbr_frames("train", frames_root)):
-        if every <= 0 or k % every:
-            continue                    # trained on: only the held-out fold tunes
+    for name, bgr, meta in pbr_frames("train", frames_root):
+        if every <= 0 or int(name) % 100_000 % every:
+            continue                    # trained on: only the held-out fold (by room number) tunes
         board, size = meta["board"], tuple(meta["image_size"])
         centres = {c: tuple(v) for c, v in meta["cell_centres"].items()}
         placement = {c: tuple(v) for c, v in meta["placement"].items()}

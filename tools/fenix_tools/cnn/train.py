@@ -5,8 +5,9 @@
 Examples are the generated rooms' patch chunks :mod:`.data` wrote under
 ``ROOT/patches`` (seed 101) and the rendered train boards kept in git
 (``tools/reader-data``, :mod:`.boards`: the Mitsuba and Cycles train splits). Held out,
-for tuning only: seed 201's generated rooms, and one fold of the rendered boards (every
-``--pbr-every``-th board, both its cuts; no eval or tune frame is ever read here). The
+for tuning only: seed 201's generated rooms, and one fold of the rendered boards (the
+rooms whose number in their run is a multiple of ``--pbr-every``, both cuts; the fold
+:mod:`.pooling` scores; no eval or tune frame is ever read here). The
 temperature that makes the confidences honest is fitted on both (temperature scaling,
 by the negative log-likelihood; the expected calibration error before and after is
 printed), and both errors are printed after every epoch.
