@@ -83,6 +83,9 @@ def test_the_training_script_gets_each_board_cut_through_grids_a_little_off(rend
     paths = boards.make("pbr", str(root / "frames"), 4, str(root / "out"), partial=True)
     frames = boards.load(paths)
     assert len(frames) == 3 * len(boards.SLOPS)
+    # A board's room is its room number in the run (the held-out fold is picked by it),
+    # kept apart across files.
+    assert [room for _, _, room in frames] == [0, 0, 1, 1, 1_000_002, 1_000_002]
     (a, la, ra), (b, lb, rb) = frames[0], frames[1]
     assert ra == rb and np.array_equal(la, lb) and a.shape == b.shape == (81, 24, 24, 3)
     img = next(boards.boards(paths[0]))[1]
