@@ -43,6 +43,16 @@ FRAME_STEPS = 10          # gradient steps of an out-of-the-box frame's own refi
 FRAME_CHANGED = 0.25      # share of cells that refit may change
 
 
+def at_cell_size(bgr: np.ndarray, ppc: int, pad: int) -> Tuple[np.ndarray, int]:
+    """A rectified board image (grid from pixel ``pad``, ``ppc`` pixels per cell) at CELL
+    pixels per cell, and where its grid starts there."""
+    if ppc == CELL:
+        return bgr, pad
+    f = CELL / ppc
+    return (cv2.resize(bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR),
+            int(round(pad * f)))
+
+
 def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int, lab: bool = False) -> np.ndarray:
     """(cells, PATCH, PATCH, 3) uint8: every cell of a rectified BGR board image (grid
     from pixel ``pad``, ``ppc`` pixels per cell, at least MARGIN/CELL of a cell around
@@ -50,10 +60,7 @@ def cell_patches(bgr: np.ndarray, width: int, height: int, ppc: int, pad: int, l
     :func:`~fenix_table.board.cell_names` order. With ``lab``, the same patches in Lab
     (float32, as :func:`to_lab` gives them): converted once for the whole board, which
     costs less than converting the overlapping patches."""
-    if ppc != CELL:
-        f = CELL / ppc
-        bgr = cv2.resize(bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
-        pad = int(round(pad * f))
+    bgr, pad = at_cell_size(bgr, ppc, pad)
     top = pad - MARGIN
     if top < 0:
         raise ValueError("the rectified image has too little margin around the grid")

@@ -35,7 +35,7 @@ import numpy as np
 
 from fenix_table.board import dimensions
 from fenix_table.vision.cells import DEFAULT_READER, Rectifier
-from fenix_table.vision.classifier import CELL, MARGIN, PATCH
+from fenix_table.vision.classifier import CELL, at_cell_size, cell_patches
 from fenix_table.vision.types import Calibration
 
 from .. import CHECKOUT
@@ -54,10 +54,8 @@ def board_image(bgr: np.ndarray, cal: Calibration) -> np.ndarray:
     """The board of ``bgr`` through ``cal`` as the reader cuts its patches: rectified,
     then at CELL pixels per cell, the grid from pixel PAD (half a cell) on every side."""
     rect = Rectifier(cal, DEFAULT_READER)(bgr)
-    f = CELL / rect.ppc
-    img = cv2.resize(rect.bgr, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+    img, pad = at_cell_size(rect.bgr, rect.ppc, rect.pad)
     width, height = dimensions(cal.board)
-    pad = int(round(rect.pad * f))
     return np.ascontiguousarray(img[pad - PAD:pad + height * CELL + PAD, pad - PAD:pad + width * CELL + PAD])
 
 
@@ -162,11 +160,7 @@ def patches(img: np.ndarray, width: int, height: int, rng: np.random.Generator =
         M = cv2.getPerspectiveTransform(box + rng.normal(0, slop, box.shape).astype(np.float32), box)
         img = cv2.warpPerspective(img, M, (img.shape[1], img.shape[0]), flags=cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE)
-    top = PAD - MARGIN
-    img = np.ascontiguousarray(img[top:top + height * CELL + 2 * MARGIN, top:top + width * CELL + 2 * MARGIN])
-    s0, s1, s2 = img.strides
-    view = np.lib.stride_tricks.as_strided(img, (height, width, PATCH, PATCH, 3), (CELL * s0, CELL * s1, s0, s1, s2))
-    return np.ascontiguousarray(view.reshape(height * width, PATCH, PATCH, 3))
+    return np.ascontiguousarray(cell_patches(img, width, height, CELL, PAD))
 
 
 # The located grid's slop in board pixels: about 1 and 3 image pixels at the train

@@ -45,7 +45,7 @@ import glob
 import json
 import os
 import sys
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
@@ -67,11 +67,16 @@ _YY, _XX = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32) + 0.5
 _MID = PATCH / 2.0
 
 
-def _board_coords(n: int, width: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Board coordinates (cells) of one frame's patch pixels: rows (n, PATCH) and
-    columns (n, PATCH), cell_patches order."""
+def _board_coords(n: int) -> Optional[Tuple[int, np.ndarray, np.ndarray]]:
+    """(width in cells, rows (n, PATCH), columns (n, PATCH)): the board coordinates, in
+    cells, of the pixels of one frame's n patches (cell_patches order); None when n
+    patches are not a whole board."""
+    width = {81: 9, 56: 7}.get(n)
+    if width is None:
+        return None
     row, col = np.divmod(np.arange(n), width)
-    return (row[:, None] + (_YY[None, :, 0] - MARGIN) / CELL, col[:, None] + (_XX[None, 0, :] - MARGIN) / CELL)
+    return (width, row[:, None] + (_YY[None, :, 0] - MARGIN) / CELL,
+            col[:, None] + (_XX[None, 0, :] - MARGIN) / CELL)
 
 
 def shade(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
@@ -79,10 +84,10 @@ def shade(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     lamp's pool of light, or of a shadow cast over the board, a soft line anywhere
     across it, the far side 0.12-0.6 as bright (a red stone there is dark, and must not
     read black)."""
-    width = {81: 9, 56: 7}.get(len(x))
-    if width is None:
+    coords = _board_coords(len(x))
+    if coords is None:
         return x
-    ys, xs = _board_coords(len(x), width)
+    width, ys, xs = coords
     t = rng.uniform(0, 2 * np.pi)
     at = rng.uniform(-0.5, 0.5) * width
     d = (xs[:, None, :] - width / 2) * np.cos(t) + (ys[:, :, None] - len(x) / width / 2) * np.sin(t) - at
@@ -98,10 +103,10 @@ def camera(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     off toward one side of the board, not only per frame), colours more or less
     saturated, a green or magenta tint, the detail of a lower resolution, sharpening."""
     n = len(x)
-    width = {81: 9, 56: 7}.get(n)
-    if width is not None and rng.random() < 0.6:
+    coords = _board_coords(n)
+    if coords is not None and rng.random() < 0.6:
         # The fall-off's centre anywhere near the board.
-        ys, xs = _board_coords(n, width)
+        width, ys, xs = coords
         cy, cx = rng.uniform(-2, n // width + 2), rng.uniform(-2, width + 2)
         r2 = ((ys[:, :, None] - cy) ** 2 + (xs[:, None, :] - cx) ** 2) / float(width * width)
         x = x * np.clip(1.0 - rng.uniform(0.1, 0.6) * r2, 0.25, 1.0).astype(np.float32)[..., None]
@@ -473,11 +478,11 @@ def main(argv: Sequence[str] = ()) -> int:
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     # (".tmp.npz": a chunk still being written)
-    pick = lambda spec: sorted(p for g in spec.split(",") for p in glob.glob(os.path.join(args.root, "patches", g))
-                               if not p.endswith(".tmp.npz"))
-    train_files, held_files = pick(args.train), pick(args.held_out)
-    board_files = sorted(p for g in args.boards.split(",") if g for p in glob.glob(os.path.join(boards.DATA, g))
-                         if not p.endswith(".tmp.npz"))
+    pick = lambda spec, folder: sorted(p for g in spec.split(",") if g for p in glob.glob(os.path.join(folder, g))
+                                       if not p.endswith(".tmp.npz"))
+    patch_dir = os.path.join(args.root, "patches")
+    train_files, held_files = pick(args.train, patch_dir), pick(args.held_out, patch_dir)
+    board_files = pick(args.boards, boards.DATA)
     if not held_files or not (train_files or board_files):
         print(f"no patch files under {args.root}/patches (run fenix_tools.cnn.data first)", file=sys.stderr)
         return 2
