@@ -11,9 +11,9 @@ frames come from the same fixed camera: the start position, then a mid-game posi
   or more from the true one;
 * cell colours and heights, "out of the box": the game frame read through its own
   located grid with the shipped default model;
-* the same "calibrated": the start frame was located and calibrated (colours,
-  :func:`calibrate_reader`), and the game frame is read with that calibration, as the
-  table does during a game;
+* the same "calibrated": the start frame was located and calibrated (colours and the
+  grid's turn, :func:`calibrate_from_start`), and the game frame is read with that
+  calibration, as the table does during a game;
 * "reader alone": the same through the true grid (the homography that best fits the
   camera's projection of the cell centres, see ``GroundTruth.fitted_corners``), default
   and calibrated, to tell reading errors from locating errors;
@@ -49,6 +49,7 @@ from fenix_table.board import dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.cells import CLASSIFIERS, DEFAULT_READER, CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
+from fenix_table.vision.pipeline import calibrate_from_start  # noqa: E402
 
 
 # Every cell classifier the reader has (ReaderConfig.classifier).
@@ -178,7 +179,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
                     hand_figures(hands, obs, located["game"], truth)
             if located["start"] is not None:
                 try:
-                    cal = calibrate_reader(start_bgr, located["start"], start, config)
+                    cal = calibrate_from_start(start_bgr, located["start"], config)
                     calibrations[kind] += 1
                 except ValueError:
                     cal = located["start"]

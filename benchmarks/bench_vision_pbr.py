@@ -8,8 +8,8 @@ every room) and of other seeds. Each room has a start-position frame and a game 
 from the same camera, some a third frame with a hand over the game position.
 
 Figures printed, through the package's public vision API only (``locate_board``,
-``CellReader``, ``calibrate_reader``, ``Calibration``), so they measure whatever reader
-and locator the package has:
+``CellReader``, ``calibrate_from_start``, ``calibrate_reader``, ``Calibration``), so they
+measure whatever reader and locator the package has:
 
 * board located (right side, every cell centre within a quarter cell of the truth) on
   hand-free frames, located from scratch; wrong grids (a grid returned that is not the
@@ -49,7 +49,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from fenix_table.board import cell_names, dimensions  # noqa: E402
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
-from fenix_table.vision import Calibration, CellReader, calibrate_reader, locate_board  # noqa: E402
+from fenix_table.vision import Calibration, CellReader, calibrate_from_start, calibrate_reader, locate_board  # noqa: E402
 from fenix_tools.pbr import dataset  # noqa: E402
 
 
@@ -187,7 +187,7 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
         cal_start = None
         if located["start"] is not None:
             try:
-                cal_start = calibrate_reader(start_bgr, located["start"], start_placement)
+                cal_start = calibrate_from_start(start_bgr, located["start"])
                 calibrations += 1
             except ValueError:
                 cal_start = located["start"]

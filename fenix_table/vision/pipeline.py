@@ -31,7 +31,8 @@ from typing import Mapping, Optional, Tuple
 import cv2
 import numpy as np
 
-from ..board import check_size, dimensions, turns_allowed
+from ..board import cell_index, cell_name, check_size, dimensions, turns_allowed
+from ..board import turned as turned_cell
 from ..errors import BoardNotFoundError
 from ..rules import Position
 from .cells import DEFAULT_READER, CellReader, ReaderConfig, calibrate_reader
@@ -44,6 +45,7 @@ from .types import Calibration, Observation
 STATUSES = ("ok", "board_not_found", "hand", "moving")
 LESSONS = 6               # confirmed frames the room is learned from (the latest ones)
 LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
+START_AGREEMENT = 0.8     # share of cells a start frame must already read as the layout (one way)
 GLANCE_SIZE = (64, 48)    # the thumbnail that tells whether the picture changed
 GLANCE_CHANGE = 3.0       # mean grey levels between two thumbnails of a changed picture
 SEARCH_AGAIN = 100        # frames after which the same still picture is searched again (noise
@@ -312,31 +314,55 @@ class Vision:
 
     def _calibrate_from_start(self, frame_bgr: np.ndarray, obs: Observation) -> Optional[Calibration]:
         """The calibration refitted to this frame if it shows the start position in one
-        of the grid's orientations, else None."""
-        cal = self.calibration
-        layout = Position.start(cal.board).stacks()
-        if obs.hand:
-            # Flagged cells in a frame that reads as the start position cell for cell are
-            # glare on glossy stones, not an arm: an arm's cells fit no class. Such a frame
-            # still teaches, without the flagged cells.
-            if not cal.oriented or _reads_as(obs, layout).mean() < LESSON_AGREEMENT:
-                return None
-        turns = (0,) if cal.oriented else turns_allowed(cal.board)
-        for turn in turns:
-            turned = cal.rotated(turn) if turn else cal
-            # Cell names move with the turn; compare via the turned grid's own reading.
-            seen = obs if turn == 0 else CellReader(turned, self.config).read(frame_bgr, obs.frame_index)
-            # Red where the start position has red and nowhere else; black against empty
-            # is left to the frame to teach (the default reads it worst in dim light).
-            agree = sum((seen.cells[c].color == "red") == (layout.get(c, ("empty",))[0] == "red")
-                        for c in seen.cells) / len(seen.cells)
-            if agree >= 0.9:
-                try:
-                    fitted = calibrate_reader(frame_bgr, turned, layout, self.config, unsure=obs.occluded_cells)
-                except ValueError:
-                    return None
-                return replace(fitted, oriented=True)
-        return None
+        of the grid's orientations (:func:`calibrate_from_start`), else None."""
+        try:
+            return calibrate_from_start(frame_bgr, self.calibration, self.config, seen=obs)
+        except ValueError:
+            return None
+
+
+def calibrate_from_start(frame_bgr: np.ndarray, calibration: Calibration, config: ReaderConfig = DEFAULT_READER,
+                         seen: Optional[Observation] = None) -> Calibration:
+    """``calibration`` turned so that a1 is at Red's camp (``oriented``), its room learned
+    (:func:`~.cells.calibrate_reader`) from ``frame_bgr`` showing the start position.
+    An oriented grid is taken as it is; otherwise each turn the grid allows is tried.
+    ``seen`` is the frame's reading through ``calibration`` (read here when not given).
+
+    Only the turns whose start position the reading already roughly shows go on to the
+    fit (about 60 ms a turn): red where the layout has red and nowhere else, or a stone
+    wherever the layout has one and nowhere else. Either may fail alone, one in a dim
+    room whose red stones read as black until a room is learned, the other on a dark
+    face whose black stones read as empty; a later position of a game fails both.
+
+    A frame flagged with a hand teaches only when the start position explains it cell
+    for cell (a fit of :data:`LESSON_AGREEMENT`, every cell counted): the flagged cells
+    of such a frame are glare on glossy stones, not an arm, whose cells fit no class.
+
+    Raises ValueError when no turn's start position explains the frame."""
+    board = calibration.board
+    if seen is None:
+        seen = CellReader(calibration, config).read(frame_bgr)
+    if seen.hand:
+        config = replace(config, layout_fit=max(config.layout_fit, LESSON_AGREEMENT))
+    names = list(seen.cells)
+    read = np.array([CLASSES.index(r.color) for r in seen.cells.values()])
+    layout = Position.start(board).stacks()
+    empty, red = CLASSES.index("empty"), CLASSES.index("red")
+    problem = "the start position is not in view"
+    for turn in ((0,) if calibration.oriented else turns_allowed(board)):
+        turned = calibration.rotated(turn) if turn else calibration
+        # The turned grid's cell (file, rank) is this grid's turned(...) cell.
+        this = {n: cell_name(*turned_cell(board, *cell_index(n), turn)) for n in names}
+        expect = layout_labels({this[n]: v for n, v in layout.items()}, names)
+        reds = ((read == red) == (expect == red)).mean()
+        stones = ((read != empty) == (expect != empty)).mean()
+        if max(reds, stones) < START_AGREEMENT:
+            continue
+        try:
+            return replace(calibrate_reader(frame_bgr, turned, layout, config), oriented=True)
+        except ValueError as e:
+            problem = str(e)
+    raise ValueError(problem)
 
 
 def _reads_as(obs: Observation, placement: Mapping[str, Tuple[str, int]]) -> np.ndarray:

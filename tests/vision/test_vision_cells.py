@@ -73,6 +73,35 @@ def test_calibration_refuses_a_frame_that_is_not_the_layout():
         calibrate_reader(bgr, true_calibration(truth, scene.image_size), Position.start("7x8").stacks())
 
 
+def test_a_start_frame_teaches_a_room_whose_red_stones_read_as_black(dim_maroon):
+    rng = np.random.default_rng(5)
+    start_layout = Position.start("7x8").stacks()
+    start, truth = render_frame(start_layout, "7x8", dim_maroon, rng)
+    cal = true_calibration(truth, dim_maroon.image_size)
+    seen = CellReader(cal).read(start)
+    reds = [c for c, (colour, _) in start_layout.items() if colour == "red"]
+    assert sum(seen.cells[c].color == "black" for c in reds) > 0.9 * len(reds)
+    fitted = calibrate_reader(start, cal, start_layout)
+    placement = random_placement(rng, "7x8", stones=20)
+    bgr, _ = render_frame(placement, "7x8", dim_maroon, rng)
+    assert len(colour_errors(CellReader(cal).read(bgr), placement)) >= 5
+    assert colour_errors(CellReader(fitted).read(bgr), placement) == []
+
+
+@pytest.mark.parametrize("dim", [False, True], ids=["lit", "dim"])
+def test_calibration_refuses_the_start_position_on_a_turned_grid(dim, dim_maroon):
+    """Turned half a turn, the grid names Black's camp Red's. Where red and black stones
+    look alike (the dim room) a room learns those labels nearly as well as the true ones,
+    and only their colours tell: the layout's red stones must read redder."""
+    scene = dim_maroon if dim else SceneParams()
+    rng = np.random.default_rng(6)
+    start_layout = Position.start("7x8").stacks()
+    start, truth = render_frame(start_layout, "7x8", scene, rng)
+    turned = true_calibration(truth, scene.image_size).rotated(2)
+    with pytest.raises(ValueError, match="expected layout"):
+        calibrate_reader(start, turned, start_layout)
+
+
 def test_hand_over_the_edge_is_seen_and_covers_cells():
     rng = np.random.default_rng(12)
     scene = SceneParams(hand=True, hand_angle_deg=30.0, hand_reach=3.5, hand_color=(0.45, 0.55, 0.8))

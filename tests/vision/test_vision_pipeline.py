@@ -252,3 +252,22 @@ def test_margin_motion_is_an_arms_stretch_not_the_rooms_light():
     arm = before.copy()
     arm[1:pad - 1, pad + 2 * ppc:pad + 4 * ppc] = 135   # across two cells' stretch
     assert margin_motion(before, arm, width, height, ppc, pad) > 10.0
+
+
+def test_calibrate_from_start_turns_a_guessed_grid_where_red_stones_read_as_black(dim_maroon):
+    """The locator cannot orient a board whose red stones look black (dim room, maroon
+    stones); the start frame still can, trying each turn of the grid."""
+    from fenix_table.vision import Calibration, CellReader, calibrate_from_start
+    from fenix_tools.sim import random_placement
+
+    rng = np.random.default_rng(5)
+    start, truth = render_frame(Position.start("7x8").stacks(), "7x8", dim_maroon, rng)
+    true = Calibration("7x8", dim_maroon.image_size, tuple(map(tuple, truth.corners)), oriented=True)
+    guessed = replace(true.rotated(2), oriented=False)
+    fitted = calibrate_from_start(start, guessed)
+    assert fitted.oriented and fitted.corners == true.corners and fitted.room is not None
+    # A later position is no start frame, whichever way the grid is turned.
+    frame, _ = render_frame(random_placement(rng, "7x8", stones=30), "7x8", dim_maroon, rng)
+    with pytest.raises(ValueError):
+        calibrate_from_start(frame, guessed)
+    assert CellReader(fitted).read(start).cells["a1"].color == "red"
