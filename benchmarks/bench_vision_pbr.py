@@ -21,6 +21,12 @@ measure whatever reader and locator the package has:
   colour line ends with how far its figure could move with other rooms of the same
   kinds (the 90% interval over the rooms resampled) and the most errors in one room:
   a change smaller than that interval is not shown to be one;
+* at the table: each room's start, game and hand frames through :class:`Vision`, as the
+  table runs it, each shown :data:`SHOWN` times in a row: in how many rooms the start
+  and the game position came out as still observations (a frame flagged with a hand
+  never does: a room whose light looks like an arm in every frame is a room where the
+  table sees no move), the game position's still reading against the truth, and how
+  many frames of a hand over cells came out as still boards;
 * locating time per frame (one core).
 
     python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS] [--split eval|train|tune]
@@ -49,7 +55,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from fenix_table.board import cell_names, dimensions  # noqa: E402
 from fenix_table.errors import BoardNotFoundError  # noqa: E402
-from fenix_table.vision import Calibration, CellReader, calibrate_from_start, calibrate_reader, locate_board  # noqa: E402
+from fenix_table.vision import (Calibration, CellReader, Vision, calibrate_from_start, calibrate_reader,  # noqa: E402
+                                locate_board)
 from fenix_tools.pbr import dataset  # noqa: E402
 
 
@@ -169,12 +176,41 @@ def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[Tuple[float,
     return cal
 
 
+SHOWN = 6      # times the table is shown each frame (a still board for the stability filter)
+
+
+def at_the_table(room: Dict, still: Tally, taken: List[str]) -> Tuple[bool, bool, bool]:
+    """The room's frames through :class:`Vision`, as the table runs it on a camera: the
+    start frame, the game frame, then the hand frame if any, each shown :data:`SHOWN`
+    times. Whether the start and the game boards came out as still observations and the
+    start frame calibrated; the game board's stable reading is added to ``still``; a
+    hand frame whose hand covers cells and that came out as a still board is added to
+    ``taken`` (a hand beside the board hides nothing: its board may well be read)."""
+    vision = Vision()
+    seen = {}
+    for i, kind in enumerate(k for k in ("start", "game", "hand") if k in room):
+        bgr, truth = room[kind]
+        stable = None
+        for n in range(SHOWN):
+            result = vision.process(bgr, SHOWN * i + n)
+            stable = result.stable or stable
+        seen[kind] = stable
+        if kind == "start":
+            calibrated = vision.calibration is not None and vision.calibration.room is not None
+        if kind == "game" and stable is not None:
+            still.add(stable, vision.calibration, truth)
+        if kind == "hand" and stable is not None and truth.get("hand_cells"):
+            taken.append(truth["name"])
+    return seen["start"] is not None, seen["game"] is not None, calibrated
+
+
 def run(root: Optional[str], split: str = "eval") -> Dict:
     tallies = {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": []}
                for k in ("clear", "hand")}
     times: List[Tuple[float, float]] = []
-    plain, calibrated, exact, exact_cal = Tally(), Tally(), Tally(), Tally()
+    plain, calibrated, exact, exact_cal, still = Tally(), Tally(), Tally(), Tally(), Tally()
     rooms = calibrations = 0
+    table = {"start": 0, "game": 0, "calibrated": 0, "hands": 0, "taken": []}
     families = set()
     for room in dataset.rooms(split, root):
         if "start" not in room or "game" not in room:
@@ -207,7 +243,12 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
             true_cal = dataset.calibration(truth)
             exact.add(CellReader(true_cal).read(bgr), true_cal, truth)
             exact_cal.add(CellReader(true_start).read(bgr), true_start, truth)
-    return {"tallies": tallies, "times": times, "plain": plain, "calibrated": calibrated,
+        saw_start, saw_game, fitted = at_the_table(room, still, table["taken"])
+        table["start"] += saw_start
+        table["game"] += saw_game
+        table["calibrated"] += fitted
+        table["hands"] += "hand" in room and bool(room["hand"][1].get("hand_cells"))
+    return {"table": table, "still": still, "tallies": tallies, "times": times, "plain": plain, "calibrated": calibrated,
             "exact": exact, "exact_cal": exact_cal, "rooms": rooms, "calibrations": calibrations,
             "families": families}
 
@@ -290,6 +331,13 @@ def main(argv: Sequence[str] = ()) -> int:
     print(r["calibrated"].line("calibrated from the start frame"))
     print(r["exact"].line("exact grid, out of the box"))
     print(r["exact_cal"].line("exact grid, calibrated from the start frame"))
+    tb = r["table"]
+    print(f"at the table (Vision, each frame shown {SHOWN} times: start, game, hand): start position seen still in "
+          f"{tb['start']} of {r['rooms']} rooms, calibrated in {tb['calibrated']}; game position seen still in "
+          f"{tb['game']} of {r['rooms']}; frames of a hand over cells taken for a still board: "
+          f"{len(tb['taken'])} of {tb['hands']}"
+          + (f" ({' '.join(tb['taken'])})" if tb["taken"] else ""))
+    print(r["still"].line("at the table, the game position's still reading"))
     if args.breakdown:
         print("out of the box by kind: " + r["plain"].breakdown())
         print("exact grid by kind: " + r["exact"].breakdown())

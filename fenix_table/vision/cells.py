@@ -25,7 +25,8 @@ from .classifier import RoomHead, cell_patches, shipped_classifier
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
                      frame_labels, layout_labels, sample_median, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
-from .hands import DEFAULT_HANDS, HandConfig, covered_cells, edge_arms, hidden_edge_lines, margin_runs
+from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, covered_cells, edge_arms, entered_cells, hidden_edge_lines,
+                    margin_changes, margin_look, margin_runs)
 from .types import Calibration, CellReading, Observation
 
 
@@ -151,20 +152,24 @@ def rectify(frame_bgr: np.ndarray, calibration: Calibration, config: ReaderConfi
 @dataclass
 class Lesson:
     """What one frame of known layout teaches the room: the cells' features and looks
-    (the perceptron's room, and the class means the hand check compares with) and the
-    CNN's last-layer features."""
+    (the perceptron's room, and the class means the hand check compares with), the
+    CNN's last-layer features, and the board's edge as it looked (the hand check's
+    :class:`~.hands.MarginLook`; its cells' misfit scores are the room's to give)."""
 
     X: np.ndarray
     looks: np.ndarray
     embedding: np.ndarray
+    margin: Optional[MarginLook] = None
 
 
-def check_room(room: Mapping) -> dict:
+def check_room(room: Mapping, board: Optional[str] = None) -> dict:
     """A calibration's room checked and in canonical form (ValueError when it is not
-    this reader's): the perceptron's :class:`~.colour.Room`, with the CNN's refitted
-    last layer (``"head"``) when the room was learned for it."""
-    if isinstance(room, Mapping) and "head" in room:
-        return _RoomOf.from_json(room).to_json()
+    this reader's, or with ``board`` given, not of that board): the perceptron's
+    :class:`~.colour.Room`, with the CNN's refitted last layer (``"head"``) when the
+    room was learned for it, and the board edge's look (``"margin"``) for the hand check."""
+    if isinstance(room, Mapping) and ("head" in room or "margin" in room):
+        cells = None if board is None else int(np.prod(dimensions(board)))
+        return _RoomOf.from_json(room, cells=cells).to_json()
     return Room.from_json(room).to_json()
 
 
@@ -178,6 +183,7 @@ class _RoomOf:
     room: Room
     head: Optional[RoomHead]
     cnn_weight: Optional[float] = None
+    margin: Optional[MarginLook] = None
 
     @property
     def means(self) -> np.ndarray:
@@ -189,10 +195,22 @@ class _RoomOf:
             data["head"] = self.head.to_json()
         if self.cnn_weight is not None:
             data["cnn_weight"] = self.cnn_weight
+        if self.margin is not None:
+            data["margin"] = self.margin.to_json()
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping, features: Optional[int] = None) -> "_RoomOf":
+    def from_json(cls, data: Mapping, features: Optional[int] = None, cells: Optional[int] = None) -> "_RoomOf":
+        """``cells``: the board's cell count, which a margin look must have (None: any)."""
+        parsed = cls._from_json(data, features)
+        if "margin" not in data:
+            return parsed
+        look = data["margin"]
+        n = cells if cells is not None else len(look.get("misfit", ())) if isinstance(look, Mapping) else 0
+        return replace(parsed, margin=MarginLook.from_json(look, n))
+
+    @classmethod
+    def _from_json(cls, data: Mapping, features: Optional[int] = None) -> "_RoomOf":
         room = Room.from_json(data)
         weight = data.get("cnn_weight")
         if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float))
@@ -272,7 +290,7 @@ class CellReader:
         version of a model, or without what this classifier needs: read as if
         uncalibrated)."""
         try:
-            room = _RoomOf.from_json(data, self.classifier.features)
+            room = _RoomOf.from_json(data, self.classifier.features, len(self.names))
         except (ValueError, AttributeError):
             return None
         if room.room.weights.size != 3 * (self.config.pixels_per_cell // LOOK_STEP) ** 2:
@@ -280,6 +298,18 @@ class CellReader:
         if self.uses_cnn and room.head is None:
             return None
         return room
+
+    def look_again(self) -> Optional[dict]:
+        """The room (``Calibration.room``) with the board's edge as the last frame read
+        shows it (:class:`~.hands.MarginLook`), read with from now on; None without a room."""
+        if self.room is None or self.last is None:
+            return None
+        rect = self.last
+        X, _ = self.features(rect)
+        look = margin_look(rect.lab, rect.L, self.width, self.height, rect.ppc, rect.pad,
+                           self._misfit_score(X, self.room.means), self.config.hands)
+        self.room = replace(self.room, margin=look)
+        return self.room.to_json()
 
     def use_room(self, room: Mapping) -> None:
         """Read from now on with ``room`` (one :meth:`learn_room` made from newer frames)."""
@@ -303,7 +333,9 @@ class CellReader:
     def lesson(self, rect: Rectified) -> Lesson:
         """What ``rect`` (a frame of known layout) can teach the room."""
         X, corners = self.features(rect)
-        return Lesson(X, self.looks(rect, corners), self.classifier.embed(self.patches(rect))[1])
+        margin = margin_look(rect.lab, rect.L, self.width, self.height, rect.ppc, rect.pad, np.zeros(len(X)),
+                             self.config.hands)
+        return Lesson(X, self.looks(rect, corners), self.classifier.embed(self.patches(rect))[1], margin)
 
     def learn_room(self, lessons: Sequence[Tuple[Lesson, np.ndarray]]) -> dict:
         """The room (``Calibration.room``) taught by frames of known layout: (lesson,
@@ -313,8 +345,13 @@ class CellReader:
         X, looks, E = (np.concatenate(parts) for parts in zip(*[(l.X, l.looks, l.embedding) for l, _ in lessons]))
         labels = np.concatenate([np.asarray(y) for _, y in lessons])
         halves = np.tile(self.halves, len(lessons))
-        return _RoomOf(Room.learn(X, looks, labels), self.classifier.learn_room(E, labels),
-                       self.room_weight(X, looks, E, labels, halves, lean=len(lessons) > 1)).to_json()
+        room = Room.learn(X, looks, labels)
+        # The board's edge as the latest lesson showed it, its cells scored against this room.
+        latest = lessons[-1][0]
+        margin = None if latest.margin is None else \
+            replace(latest.margin, misfit=self._misfit_score(latest.X, room.means).astype(np.float32))
+        return _RoomOf(room, self.classifier.learn_room(E, labels),
+                       self.room_weight(X, looks, E, labels, halves, lean=len(lessons) > 1), margin).to_json()
 
     def room_weight(self, X: np.ndarray, looks: np.ndarray, E: np.ndarray, labels: np.ndarray,
                     halves: np.ndarray, lean: bool = False) -> Optional[float]:
@@ -480,17 +517,26 @@ class CellReader:
         board_ref = sample_median(corners[None])[0]
         best = P.argmax(axis=1)
         conf = P[np.arange(len(P)), best]
-        runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, self.config.hands)
-        runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, self.config.hands)
-        score = self._misfit_score(X)
         hands = self.config.hands
+        look = self.room.margin if self.room is not None else None
+        changed = entered = None
+        if look is not None:
+            changed = margin_changes(rect.lab, self.width, self.height, rect.ppc, rect.pad, look, hands)
+            entered = entered_cells(changed, self.width, self.height, rect.ppc)
+        runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, hands, changed)
+        runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, hands, look)
+        score = self._misfit_score(X, None if self.room is None else self.room.means)
+        if look is not None:
+            # Cells that fitted no class in the room's hand-free frame already (glare, a
+            # pool of light) are an arm only where they fit still less now.
+            score = np.where(score > look.misfit + hands.misfit_rise, score, 0.0)
         covered: set = set()
         if runs:
             # Under an arm a cell fits no class, or its four grid lines are all gone: a
             # stone never hides more than the line on its shadow side.
             lines_gone = X[:, _LINE_FEATURES].max(axis=1) < hands.lines_gone
             covered = covered_cells(runs, self.width, self.height, (score > hands.misfit) | lines_gone)
-        covered |= edge_arms(score, self.width, self.height, hands)
+        covered |= edge_arms(score, self.width, self.height, hands, entered)
         heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}
         for i, (name, k, c) in enumerate(zip(self.names, best.tolist(), np.round(conf, 4).tolist())):
@@ -500,18 +546,18 @@ class CellReader:
         occluded = tuple(self.names[i] for i in sorted(covered))
         return Observation(self.board, cells, bool(runs or covered), occluded, True, frame_index)
 
-    def _misfit_score(self, X: np.ndarray) -> np.ndarray:
+    def _misfit_score(self, X: np.ndarray, means: Optional[np.ndarray] = None) -> np.ndarray:
         """How far each cell looks from all of empty, red and black: the largest
         standardised distance from the features of the rooms the feature scale was
-        fitted on. Stone contrast over the room's own noise is left out: in a sharp,
-        clean frame it grows without bound for every stone, which says nothing about an
-        arm."""
+        fitted on, or from a room's class ``means`` if nearer. Stone contrast over the
+        room's own noise is left out: in a sharp, clean frame it grows without bound for
+        every stone, which says nothing about an arm."""
         Z = (X - self.feature_mean) / self.feature_std
         score = np.abs(Z[:, _MISFIT_FEATURES]).max(axis=1)
-        if self.room is not None:
+        if means is not None:
             # A cell like one of the room's own classes fits, however far it is from the
             # rooms the model was fitted on: glare on glossy stones along the edge is no arm.
-            near = np.abs((X[:, None, :] - self.room.means[None]) / self.feature_std)[:, :, _MISFIT_FEATURES]
+            near = np.abs((X[:, None, :] - means[None]) / self.feature_std)[:, :, _MISFIT_FEATURES]
             score = np.minimum(score, near.max(axis=2).min(axis=1))
         return score
 

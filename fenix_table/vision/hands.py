@@ -10,6 +10,11 @@ shows even when the arm has the face's own look (:func:`hidden_edge_lines`). Fro
 runs, the covered cells are those next to them and every cell reachable from them whose
 look fits none of empty, red and black.
 
+A single frame cannot tell an arm from what the room always shows along the edge: a
+lamp's pool of light, a shade's shadow, glare on glossy stones. Once a start frame has
+taught the room, its :class:`MarginLook` (the edge as that hand-free frame showed it)
+is what each frame is compared with instead: an arm is where the margin changed.
+
 Motion is the change of the rectified board between consecutive frames, per cell, and
 along the margin strip: no stone is played there, so an arm crossing it shows there even
 when it changes the cells it reaches little (a light hand on a light board, over an edge
@@ -18,7 +23,7 @@ cell's rim).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Set, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -47,6 +52,16 @@ class HandConfig:
     line_run: float = 1.4                      # ... along at least this many cells (a stone
                                                # and its shadow at the edge: about one)
     line_most: float = 0.6                     # ... and at most this share of a side
+    # Against the board's edge as a hand-free frame of the room showed it (MarginLook):
+    changed: float = 10.0                      # Lab distance from that look, the frames'
+                                               # overall shift taken out: changed. Tuning
+                                               # rooms (pbr, Cycles), calibrated, at 6 / 8 /
+                                               # 10 / 12: game frames flagged 5 / 4 / 2 / 1
+                                               # of 62, hands over cells seen 15 / 15 / 14
+                                               # / 14 of 15 (a false flag blinds the table
+                                               # for as long as the light stays; a missed
+                                               # hand is still seen moving)
+    misfit_rise: float = 2.0                   # a cell's misfit above its own then: new
 
 
 DEFAULT_HANDS = HandConfig()
@@ -78,14 +93,21 @@ def _strips(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
 
 
 def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
-                board: np.ndarray, cfg: HandConfig = DEFAULT_HANDS) -> List[Tuple[str, float, float]]:
+                board: np.ndarray, cfg: HandConfig = DEFAULT_HANDS, changed: Optional[Mapping[str, np.ndarray]] = None
+                ) -> List[Tuple[str, float, float]]:
     """Runs of covered margin: (side, start, end) in cells along that side, where side
     is "bottom" (rank 1 edge), "top", "left" (file a edge) or "right".
 
-    Two strips must both disagree along the run: the inner one (just outside the grid)
-    with the board's colour, and the outer one (beyond any stone's reach; board margin or
-    table) with that strip's usual look along the same side, taken where the inner strip
-    is clear (else all around the board)."""
+    The inner strip (just outside the grid) must disagree with the board's colour along
+    the run, and the outer one (beyond any stone's reach; board margin or table) with
+    that strip's usual look along the same side, taken where the inner strip is clear
+    (else all around the board). Given where the margin ``changed`` from the room's
+    hand-free look (:func:`margin_changes`), the runs are those changes instead: a
+    lamp's pool of light, a window's shadow or glare along an edge look unlike the board
+    in every frame of the room, and an arm is what was not there then, whether or not
+    it looks like the board (a hand the colour of a light face)."""
+    if changed is not None:
+        return [run for side, flags in changed.items() for run in _runs(side, flags, ppc, cfg.min_run)]
     inner = _strips(lab, width, height, ppc, pad, cfg.band)
     outer = _strips(lab, width, height, ppc, pad, cfg.outer_band)
     sides = [side for side, strip in inner.items() if strip.size and side in outer]
@@ -108,6 +130,113 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     return runs
 
 
+@dataclass(frozen=True)
+class MarginLook:
+    """The board's edge as a hand-free frame of the room showed it, :data:`SEGMENTS` samples
+    a cell along each side: the inner and outer margin strips' Lab (medians across the
+    strip), the outer grid line's contrast, and every cell's misfit score (how far it
+    looked from every class). The room keeps it (``Calibration.room["margin"]``) so that
+    what every frame of the room shows (a lamp's pool of light, a shadow, glare on glossy
+    stones at the edge) is not taken for an arm."""
+
+    inner: Mapping[str, np.ndarray]     # side -> (samples, 3)
+    outer: Mapping[str, np.ndarray]     # side -> (samples, 3)
+    lines: Mapping[str, np.ndarray]     # side -> (samples,)
+    misfit: np.ndarray                  # (cells,)
+
+    def to_json(self) -> dict:
+        r = lambda a: np.round(np.asarray(a, float), 2).tolist()
+        return {"inner": {k: r(v) for k, v in self.inner.items()},
+                "outer": {k: r(v) for k, v in self.outer.items()},
+                "lines": {k: r(v) for k, v in self.lines.items()}, "misfit": r(self.misfit)}
+
+    @classmethod
+    def from_json(cls, data: Mapping, cells: int) -> "MarginLook":
+        """ValueError when ``data`` is not a margin look of a board of ``cells`` cells."""
+        try:
+            parts = {}
+            for key, width in (("inner", 3), ("outer", 3), ("lines", 0)):
+                sides = {side: np.asarray(data[key][side], np.float32) for side in SIDES}
+                for a in sides.values():
+                    if a.ndim != (2 if width else 1) or (width and a.shape[1] != width) or not np.isfinite(a).all():
+                        raise ValueError
+                parts[key] = sides
+            misfit = np.asarray(data["misfit"], np.float32)
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("the calibration's margin look is malformed") from None
+        if misfit.shape != (cells,) or not np.isfinite(misfit).all():
+            raise ValueError("the calibration's margin look is not of this board")
+        return cls(parts["inner"], parts["outer"], parts["lines"], misfit)
+
+
+SIDES = ("bottom", "top", "left", "right")
+SEGMENTS = 4              # samples a cell along each side in a MarginLook
+
+
+def margin_look(lab: np.ndarray, L: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                misfit: np.ndarray, cfg: HandConfig = DEFAULT_HANDS) -> MarginLook:
+    """The :class:`MarginLook` of one rectified frame (``misfit``: its cells' scores)."""
+    seg = lambda c: _segments(c, ppc)
+    inner = _columns(_strips(lab, width, height, ppc, pad, cfg.band))
+    outer = _columns(_strips(lab, width, height, ppc, pad, cfg.outer_band))
+    lines = _line_contrast(L, width, height, ppc, pad, cfg)
+    return MarginLook({k: seg(v) for k, v in inner.items()}, {k: seg(v) for k, v in outer.items()},
+                      {k: seg(v) for k, v in lines.items()}, np.asarray(misfit, np.float32))
+
+
+def margin_changes(lab: np.ndarray, width: int, height: int, ppc: int, pad: int, look: MarginLook,
+                   cfg: HandConfig = DEFAULT_HANDS) -> Dict[str, np.ndarray]:
+    """Per side and pixel along it, whether both margin strips (the inner one, and the
+    outer one beyond any stone's reach) changed from the room's hand-free ``look``: an
+    arm crosses both, a stone put at the edge pokes into the inner one only, a cup put
+    beside the board changes the outer one only."""
+    moved_in = _changed(_columns(_strips(lab, width, height, ppc, pad, cfg.band)), look.inner, cfg)
+    moved_out = _changed(_columns(_strips(lab, width, height, ppc, pad, cfg.outer_band)), look.outer, cfg)
+    return {side: moved_in[side] & moved_out[side] for side in moved_in if side in moved_out}
+
+
+def entered_cells(changed: Mapping[str, np.ndarray], width: int, height: int, ppc: int,
+                  least: float = 0.3) -> Set[int]:
+    """The edge cells (cell_names order) whose stretch of the margin changed
+    (:func:`margin_changes`) along at least ``least`` of a cell: where an arm may have
+    come in."""
+    cells: Set[int] = set()
+    for side, flags in changed.items():
+        n = len(flags) // ppc
+        share = flags[:n * ppc].reshape(n, ppc).mean(axis=1)
+        for k in np.flatnonzero(share >= least).tolist():
+            cells.add({"bottom": k, "top": (height - 1) * width + k, "left": k * width,
+                       "right": k * width + width - 1}[side])
+    return cells
+
+
+def _columns(strips: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    """Per side, the median colour across the strip's depth at every pixel along it."""
+    return {side: np.median(strip, axis=0) for side, strip in strips.items()}
+
+
+def _segments(values: np.ndarray, ppc: int) -> np.ndarray:
+    """``values`` along a side (one per pixel) as :data:`SEGMENTS` medians a cell."""
+    step = max(1, ppc // SEGMENTS)
+    n = len(values) // step
+    return np.median(values[:n * step].reshape(n, step, *values.shape[1:]), axis=1)
+
+
+def _along(samples: np.ndarray, length: int) -> np.ndarray:
+    """A look's samples spread back to ``length`` pixels along the side."""
+    idx = np.minimum((np.arange(length) * len(samples)) // max(length, 1), len(samples) - 1)
+    return samples[idx]
+
+
+def _changed(now: Mapping[str, np.ndarray], then: Mapping[str, np.ndarray], cfg: HandConfig) -> Dict[str, np.ndarray]:
+    """Per side and pixel along it, whether the strip's colour changed from ``then`` (a
+    look's samples) by more than ``cfg.changed`` in Lab, once the change common to the
+    whole margin (the room's light, the camera's exposure) is taken out."""
+    shift = {side: now[side] - _along(np.asarray(then[side], np.float32), len(now[side])) for side in now}
+    common = np.median(np.concatenate(list(shift.values())), axis=0)
+    return {side: np.sqrt(((d - common) ** 2).sum(axis=1)) > cfg.changed for side, d in shift.items()}
+
+
 def _runs(side: str, flags: np.ndarray, ppc: int, shortest: float, longest: float = np.inf
           ) -> List[Tuple[str, float, float]]:
     """(side, start, end) in cells of every run of True in ``flags`` (one per pixel along
@@ -118,14 +247,10 @@ def _runs(side: str, flags: np.ndarray, ppc: int, shortest: float, longest: floa
             if shortest <= (b - a) / ppc <= longest]
 
 
-def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
-                      cfg: HandConfig = DEFAULT_HANDS) -> List[Tuple[str, float, float]]:
-    """Runs, as :func:`margin_runs` gives them, where the grid's outer line is hidden: its
-    contrast with the face just beyond it falls below ``line_lost`` of the usual along
-    all four sides. An arm reaching in hides the line whatever its colour (a dark sleeve
-    over the dark 9x9 face has nearly the face's look, not its light lines); a shadow
-    only dims line and face together, and a stone at the edge with its shadow hides about
-    a cell of it, shorter than ``line_run``."""
+def _line_contrast(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                   cfg: HandConfig) -> Dict[str, np.ndarray]:
+    """Per side, the grid's outer line's contrast with the face ``line_beside`` beyond it,
+    per pixel along the side (smoothed over an eighth of a cell)."""
     gw, gh = width * ppc, height * ppc
     out = max(1, min(int(round(cfg.line_beside * ppc)), pad - 1))
     Lf = L.astype(np.float32)
@@ -142,25 +267,46 @@ def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int
         c = np.maximum(hi - beyond, beyond - lo)
         k = max(1, ppc // 8)
         contrast[side] = np.convolve(c, np.ones(k) / k, mode="same")
+    return contrast
+
+
+def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                      cfg: HandConfig = DEFAULT_HANDS, look: Optional["MarginLook"] = None
+                      ) -> List[Tuple[str, float, float]]:
+    """Runs, as :func:`margin_runs` gives them, where the grid's outer line is hidden: its
+    contrast with the face just beyond it falls below ``line_lost`` of the usual along
+    all four sides, or, given the room's hand-free ``look``, of its own contrast there
+    then (a side in a lamp's shadow shows its line faintly in every frame). An arm
+    reaching in hides the line whatever its colour (a dark sleeve over the dark 9x9 face
+    has nearly the face's look, not its light lines); a shadow only dims line and face
+    together, and a stone at the edge with its shadow hides about a cell of it, shorter
+    than ``line_run``."""
+    contrast = _line_contrast(L, width, height, ppc, pad, cfg)
     usual = float(row_median(np.concatenate(list(contrast.values()))))
     if usual <= 1.0:
         return []
     runs = []
     for side, c in contrast.items():
+        then = usual if look is None else np.maximum(_along(look.lines[side], len(c)), 1.0)
         # A whole side without its line is a grid placed off the board, not an arm.
-        runs += _runs(side, c < cfg.line_lost * usual, ppc, cfg.line_run, cfg.line_most * len(c) / ppc)
+        runs += _runs(side, c < cfg.line_lost * then, ppc, cfg.line_run, cfg.line_most * len(c) / ppc)
     return runs
 
 
-def edge_arms(score: np.ndarray, width: int, height: int, cfg: HandConfig = DEFAULT_HANDS) -> Set[int]:
+def edge_arms(score: np.ndarray, width: int, height: int, cfg: HandConfig = DEFAULT_HANDS,
+              entered: Optional[Set[int]] = None) -> Set[int]:
     """Cells covered by arms seen on the board itself, for arms whose margin strip looks
     too much like board or shadow (dark skin on a dark face, a sleeve the board's colour):
     an edge cell that fits no class by far (``score``: standardised feature distance), with
     the patch of misfit cells it starts holding at least ``arm_cells`` cells. An arm always
-    enters over an edge, so a misfit patch in the middle (a stone on its side) is no arm."""
+    enters over an edge, so a misfit patch in the middle (a stone on its side) is no arm.
+    Given the edge cells where the margin changed from the room's hand-free look
+    (:func:`entered_cells`), only those start an arm: a glossy stone moved to the edge
+    fits no class either, but leaves the margin beyond it as it was."""
     misfit = score > cfg.misfit
     border = [i for i in range(width * height)
-              if i < width or i >= (height - 1) * width or i % width in (0, width - 1)]
+              if (i < width or i >= (height - 1) * width or i % width in (0, width - 1))
+              and (entered is None or i in entered)]
     covered: Set[int] = set()
     for i in border:
         if score[i] > cfg.arm_misfit and i not in covered:

@@ -16,6 +16,10 @@
 * each position the referee confirms (:meth:`Vision.learn`) teaches it again, from the
   last few confirmed frames: positions with stones all over the board, and the light as
   it is now, not as it was at the start;
+* once the room is learned, a hand is what changed along the board's edge since the
+  frame the room was learned from (:class:`~fenix_table.vision.hands.MarginLook`): a
+  lamp's pool of light there is no arm. What stays flagged, still, for
+  :data:`LOOK_AGAIN` frames becomes the edge's look;
 * motion is the per-cell change of the rectified board from the previous frame;
 * :class:`~fenix_table.vision.stability.StabilityFilter` turns the stream into stable
   observations, each with the evidence of what changed since the still board before the
@@ -46,10 +50,14 @@ STATUSES = ("ok", "board_not_found", "hand", "moving")
 LESSONS = 6               # confirmed frames the room is learned from (the latest ones)
 LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
 START_AGREEMENT = 0.8     # share of cells a start frame must already read as the layout (one way)
+FLAGGED_START_FIT = 0.9   # layout fit a start frame flagged with a hand must reach (Cycles tuning
+                          # rooms' glare and spot light: 0.93-0.94; an arm over 8 cells of 81: < 0.9)
 GLANCE_SIZE = (64, 48)    # the thumbnail that tells whether the picture changed
 GLANCE_CHANGE = 3.0       # mean grey levels between two thumbnails of a changed picture
 SEARCH_AGAIN = 100        # frames after which the same still picture is searched again (noise
                           # can tip a faint board either way)
+LOOK_AGAIN = 100          # still frames flagged with a hand after which the board's edge as it is
+                          # becomes the room's look (MarginLook): no hand rests that still so long
 
 
 def _glance(frame_bgr: np.ndarray) -> np.ndarray:
@@ -101,6 +109,7 @@ class Vision:
         self.reader: Optional[CellReader] = None
         self.previous_L: Optional[np.ndarray] = None
         self.frames_since_check = 0
+        self._quiet = 0           # frames in a row without motion
         # While no board is found: the last frame's thumbnail, and that of the frame the
         # last search found none in.
         self._glance: Optional[np.ndarray] = None
@@ -141,6 +150,7 @@ class Vision:
         self.reader = CellReader(calibration, self.config)
         self.previous_L = None
         self.frames_since_check = 0
+        self._quiet = 0
         self._last = None
         if not same_pixels:
             # Rectified pictures of another grid cannot be compared with the new ones; a
@@ -208,28 +218,27 @@ class Vision:
         self.frames_since_check += 1
 
         obs = self.reader.read(frame_bgr, frame_index)
-        if not self.reader.calibrated:
+        moving = self._moved()
+        self._quiet = 0 if moving else self._quiet + 1
+        # A frame flagged with a hand calibrates only once the picture has been still a
+        # while: an arm moves, a lamp's light on the board's edge does not.
+        if not self.reader.calibrated and (not obs.hand or self._quiet >= self.filter.frames):
             calibrated = self._calibrate_from_start(frame_bgr, obs)
             if calibrated is not None:
                 self._use(calibrated)
                 obs = self.reader.read(frame_bgr, frame_index)
+                moving = False
                 self.lessons.clear()
                 start = Position.start(calibrated.board).stacks()
                 self._add_lesson(start, np.array([n not in obs.occluded_cells for n in self.reader.names]))
-
+        if obs.hand and self.reader.calibrated and self._quiet >= LOOK_AGAIN:
+            # What stays flagged this long is the room (a lamp moved, a cup put down at
+            # the edge, or an arm in the frame the look was taken from), not an arm.
+            room = self.reader.look_again()
+            if room is not None:
+                self.calibration = replace(self.calibration, room=room)
+                self._quiet = 0
         L = self.reader.last.L
-        moving = False
-        if self.previous_L is not None and self.previous_L.shape == L.shape:
-            width, height = dimensions(self.calibration.board)
-            ppc, pad = self.reader.last.ppc, self.reader.last.pad
-            change = cell_motion(self.previous_L, L, width, height, ppc, pad)
-            moving = bool((change > self.motion_threshold).any())
-            # A still run's frames must agree along the margin too: an arm reaching in
-            # that the hand check missed breaks the run (the first frame of a run may
-            # differ there from the last with a hand: that hand has gone).
-            moving = moving or bool(self.filter.window) and margin_motion(
-                self.previous_L, L, width, height, ppc, pad, self.config.hands) > \
-                self.config.hands.margin_motion
         self.previous_L = L.copy()
         self._last = (obs, moving)
         if obs.hand and obs.occluded_cells:
@@ -248,6 +257,21 @@ class Vision:
             stable = self._with_changes(stable)
         status = "hand" if obs.hand else ("moving" if moving else "ok")
         return VisionResult(obs, stable, self.calibration, status)
+
+    def _moved(self) -> bool:
+        """Whether the frame just read changed from the one before (cell by cell, or along
+        the margin while a still run is under way)."""
+        L = self.reader.last.L
+        if self.previous_L is None or self.previous_L.shape != L.shape:
+            return False
+        width, height = dimensions(self.calibration.board)
+        ppc, pad = self.reader.last.ppc, self.reader.last.pad
+        change = cell_motion(self.previous_L, L, width, height, ppc, pad)
+        # A still run's frames must agree along the margin too: an arm reaching in that
+        # the hand check missed breaks the run (the first frame of a run may differ there
+        # from the last with a hand: that hand has gone).
+        return bool((change > self.motion_threshold).any()) or bool(self.filter.window) and margin_motion(
+            self.previous_L, L, width, height, ppc, pad, self.config.hands) > self.config.hands.margin_motion
 
     def _with_changes(self, stable: Observation) -> Observation:
         """``stable`` with the change of every cell since the still board before the
@@ -334,16 +358,17 @@ def calibrate_from_start(frame_bgr: np.ndarray, calibration: Calibration, config
     room whose red stones read as black until a room is learned, the other on a dark
     face whose black stones read as empty; a later position of a game fails both.
 
-    A frame flagged with a hand teaches only when the start position explains it cell
-    for cell (a fit of :data:`LESSON_AGREEMENT`, every cell counted): the flagged cells
-    of such a frame are glare on glossy stones, not an arm, whose cells fit no class.
+    A frame flagged with a hand teaches only when the start position explains it nearly
+    cell for cell (a fit of :data:`FLAGGED_START_FIT`, every cell counted): the flagged
+    cells of such a frame are glare on glossy stones or a lamp's light along the edge,
+    not an arm, whose cells fit no class.
 
     Raises ValueError when no turn's start position explains the frame."""
     board = calibration.board
     if seen is None:
         seen = CellReader(calibration, config).read(frame_bgr)
     if seen.hand:
-        config = replace(config, layout_fit=max(config.layout_fit, LESSON_AGREEMENT))
+        config = replace(config, layout_fit=max(config.layout_fit, FLAGGED_START_FIT))
     names = list(seen.cells)
     read = np.array([CLASSES.index(r.color) for r in seen.cells.values()])
     layout = Position.start(board).stacks()

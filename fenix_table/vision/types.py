@@ -149,7 +149,7 @@ class Calibration:
             room = data.get("room")
             if room is not None:
                 from .cells import check_room
-                room = check_room(room)                    # checked, in canonical form
+                room = check_room(room, board)             # checked, in canonical form
             k1 = data.get("k1", 0.0)                       # files before the lens term: none
             if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not abs(k1) <= MAX_K1:
                 raise ValueError(f"k1 must be a number from -{MAX_K1} to {MAX_K1}")

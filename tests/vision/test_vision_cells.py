@@ -1,4 +1,5 @@
 """CellReader on generated frames: colours, hands, start-frame calibration."""
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -318,3 +319,39 @@ def test_a_room_is_checked_across_the_board_on_cells_it_did_not_learn_from(board
     reader = CellReader(cal)
     room = reader.learn_room([(reader.lesson(reader.rectifier(start)), labels)])
     assert room["cnn_weight"] in DEFAULT_READER.cnn_weights_room
+
+
+def test_a_lamps_pool_along_the_edge_is_no_hand_once_the_room_is_learned(lamp_pool):
+    """The rim of a pool of light across the board's edge looks like an arm in every
+    frame; the start frame's look of the edge tells it from one."""
+    rng = np.random.default_rng(0)
+    scene = SceneParams(yaw_deg=30.0, board_color=(0.55, 0.7, 0.8), line_color=(0.1, 0.1, 0.1),
+                        table_color=(0.3, 0.35, 0.4))
+    start_layout = Position.start("9x9").stacks()
+    start, truth = render_frame(start_layout, "9x9", scene, rng)
+    placement = random_placement(rng, "9x9", stones=30)
+    game, _ = render_frame(placement, "9x9", scene, rng)
+    hand, hand_truth = render_frame(placement, "9x9", replace(scene, hand=True, hand_angle_deg=100.0), rng)
+    start, game, hand = (lamp_pool(frame) for frame in (start, game, hand))
+    cal = true_calibration(truth, scene.image_size)
+    assert CellReader(cal).read(game).hand
+    fitted = Calibration.from_json(calibrate_reader(start, cal, start_layout).to_json())
+    assert "margin" in fitted.room
+    seen = CellReader(fitted).read(game)
+    assert not seen.hand and colour_errors(seen, placement) == []
+    seen = CellReader(fitted).read(hand)
+    assert seen.hand and set(seen.occluded_cells) & set(hand_truth.occluded_cells)
+
+
+def test_a_malformed_margin_look_in_a_calibration_is_named():
+    rng = np.random.default_rng(1)
+    start, truth = render_frame(Position.start("7x8").stacks(), "7x8", SceneParams(), rng)
+    fitted = calibrate_reader(start, true_calibration(truth, (640, 480)), Position.start("7x8").stacks())
+    data = json.loads(fitted.to_json())
+    data["room"]["margin"]["outer"]["top"] = "dark"
+    with pytest.raises(ValueError, match="margin look"):
+        Calibration.from_json(json.dumps(data))
+    data["room"]["margin"]["outer"]["top"] = fitted.room["margin"]["outer"]["top"]
+    data["room"]["margin"]["misfit"] = data["room"]["margin"]["misfit"][:-1]
+    with pytest.raises(ValueError, match="margin look is not of this board"):
+        Calibration.from_json(json.dumps(data))

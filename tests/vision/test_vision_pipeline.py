@@ -271,3 +271,29 @@ def test_calibrate_from_start_turns_a_guessed_grid_where_red_stones_read_as_blac
     with pytest.raises(ValueError):
         calibrate_from_start(frame, guessed)
     assert CellReader(fitted).read(start).cells["a1"].color == "red"
+
+
+def test_what_stays_at_the_edge_becomes_the_rooms_look(monkeypatch):
+    """A cup put down against the board's edge after the start frame changes the margin
+    there as an arm would; once it has stood still for LOOK_AGAIN frames it is taken for
+    part of the room, and still boards come again."""
+    import cv2
+    from fenix_table.vision import pipeline
+
+    monkeypatch.setattr(pipeline, "LOOK_AGAIN", 8)
+    rng = np.random.default_rng(3)
+    scene = SceneParams(yaw_deg=15.0)
+    start, _ = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)
+    vision = Vision()
+    for i in range(6):
+        result = vision.process(start, i)
+    assert result.stable is not None and vision.calibration.room is not None
+    cup = start.copy()
+    (x, y), = vision.calibration.to_image([(4.5, -1.0)])       # beyond rank 1's edge
+    cell = np.linalg.norm(np.subtract(*vision.calibration.to_image([(0, 0), (1, 0)])))
+    cv2.circle(cup, (int(round(x)), int(round(y))), int(1.1 * cell), (40, 60, 150), -1)
+    results = [vision.process(cup, i) for i in range(6, 30)]
+    flagged = [r.status == "hand" for r in results]
+    assert flagged[0] and flagged[5]
+    assert not flagged[-1] and results[-1].stable is not None
+    assert results[-1].stable.cells == result.stable.cells
