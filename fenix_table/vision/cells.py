@@ -281,6 +281,9 @@ class CellReader:
         if calibration.room is not None:
             self.room = self._parse_room(calibration.room)
         self.calibrated = self.room is not None
+        # The board's edge as the hand check compares it (the room's, or one taken
+        # without a room by look_again).
+        self.look: Optional[MarginLook] = self.room.margin if self.room is not None else None
         self.stacks = StackHeights(calibration, config.heights)
         self.rectifier = Rectifier(calibration, config)
         self.last: Optional[Rectified] = None
@@ -300,21 +303,27 @@ class CellReader:
         return room
 
     def look_again(self) -> Optional[dict]:
-        """The room (``Calibration.room``) with the board's edge as the last frame read
-        shows it (:class:`~.hands.MarginLook`), read with from now on; None without a room."""
-        if self.room is None or self.last is None:
+        """Take the board's edge as the last frame read shows it for the hand check's look
+        (:class:`~.hands.MarginLook`) from now on. Returns the room (``Calibration.room``)
+        carrying it, or None without a room (the look then lasts as long as this reader)."""
+        if self.last is None:
             return None
         rect = self.last
         X, _ = self.features(rect)
-        look = margin_look(rect.lab, rect.L, self.width, self.height, rect.ppc, rect.pad,
-                           self._misfit_score(X, self.room.means), self.config.hands)
-        self.room = replace(self.room, margin=look)
+        self.look = margin_look(rect.lab, rect.L, self.width, self.height, rect.ppc, rect.pad,
+                                self._misfit_score(X, None if self.room is None else self.room.means),
+                                self.config.hands)
+        if self.room is None:
+            return None
+        self.room = replace(self.room, margin=self.look)
         return self.room.to_json()
 
     def use_room(self, room: Mapping) -> None:
         """Read from now on with ``room`` (one :meth:`learn_room` made from newer frames)."""
         self.room = self._parse_room(room)
         self.calibrated = self.room is not None
+        if self.room is not None and self.room.margin is not None:
+            self.look = self.room.margin
 
     # -- colour --------------------------------------------------------------------------
 
@@ -518,7 +527,7 @@ class CellReader:
         best = P.argmax(axis=1)
         conf = P[np.arange(len(P)), best]
         hands = self.config.hands
-        look = self.room.margin if self.room is not None else None
+        look = self.look
         changed = entered = None
         if look is not None:
             changed = margin_changes(rect.lab, self.width, self.height, rect.ppc, rect.pad, look, hands)

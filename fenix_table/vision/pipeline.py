@@ -19,7 +19,8 @@
 * once the room is learned, a hand is what changed along the board's edge since the
   frame the room was learned from (:class:`~fenix_table.vision.hands.MarginLook`): a
   lamp's pool of light there is no arm. What stays flagged, still, for
-  :data:`LOOK_AGAIN` frames becomes the edge's look;
+  :data:`LOOK_AGAIN` frames becomes the edge's look, room or none (a game the table
+  joins late, in such a light, is then seen too);
 * motion is the per-cell change of the rectified board from the previous frame;
 * :class:`~fenix_table.vision.stability.StabilityFilter` turns the stream into stable
   observations, each with the evidence of what changed since the still board before the
@@ -231,13 +232,14 @@ class Vision:
                 self.lessons.clear()
                 start = Position.start(calibrated.board).stacks()
                 self._add_lesson(start, np.array([n not in obs.occluded_cells for n in self.reader.names]))
-        if obs.hand and self.reader.calibrated and self._quiet >= LOOK_AGAIN:
-            # What stays flagged this long is the room (a lamp moved, a cup put down at
-            # the edge, or an arm in the frame the look was taken from), not an arm.
+        if obs.hand and self._quiet >= LOOK_AGAIN:
+            # What stays flagged this long is the room (a lamp's pool of light, a cup put
+            # down at the edge, or an arm in the frame the look was taken from), not an
+            # arm. Without a room learned yet the look lasts until one is.
             room = self.reader.look_again()
             if room is not None:
                 self.calibration = replace(self.calibration, room=room)
-                self._quiet = 0
+            self._quiet = 0
         L = self.reader.last.L
         self.previous_L = L.copy()
         self._last = (obs, moving)

@@ -327,11 +327,11 @@ def test_a_lamps_pool_along_the_edge_is_no_hand_once_the_room_is_learned(lamp_po
     rng = np.random.default_rng(0)
     scene = SceneParams(yaw_deg=30.0, board_color=(0.55, 0.7, 0.8), line_color=(0.1, 0.1, 0.1),
                         table_color=(0.3, 0.35, 0.4))
-    start_layout = Position.start("9x9").stacks()
-    start, truth = render_frame(start_layout, "9x9", scene, rng)
-    placement = random_placement(rng, "9x9", stones=30)
-    game, _ = render_frame(placement, "9x9", scene, rng)
-    hand, hand_truth = render_frame(placement, "9x9", replace(scene, hand=True, hand_angle_deg=100.0), rng)
+    start_layout = Position.start("7x8").stacks()
+    start, truth = render_frame(start_layout, "7x8", scene, rng)
+    placement = random_placement(rng, "7x8", stones=20)
+    game, _ = render_frame(placement, "7x8", scene, rng)
+    hand, hand_truth = render_frame(placement, "7x8", replace(scene, hand=True, hand_angle_deg=100.0), rng)
     start, game, hand = (lamp_pool(frame) for frame in (start, game, hand))
     cal = true_calibration(truth, scene.image_size)
     assert CellReader(cal).read(game).hand

@@ -297,3 +297,26 @@ def test_what_stays_at_the_edge_becomes_the_rooms_look(monkeypatch):
     assert flagged[0] and flagged[5]
     assert not flagged[-1] and results[-1].stable is not None
     assert results[-1].stable.cells == result.stable.cells
+
+
+def test_a_game_joined_late_under_a_lamps_pool_is_seen_once_still(monkeypatch, lamp_pool):
+    """No start frame, and a lamp's pool of light whose rim looks like an arm in every
+    frame: once the picture has stood still for LOOK_AGAIN frames the edge as it is becomes
+    the look, and the board comes out as still observations."""
+    from fenix_table.vision import pipeline
+    from fenix_tools.sim import random_placement
+
+    monkeypatch.setattr(pipeline, "LOOK_AGAIN", 8)
+    rng = np.random.default_rng(0)
+    scene = SceneParams(yaw_deg=30.0, board_color=(0.55, 0.7, 0.8), line_color=(0.1, 0.1, 0.1),
+                        table_color=(0.3, 0.35, 0.4))
+    placement = random_placement(rng, "7x8", stones=20)
+    frame = lamp_pool(render_frame(placement, "7x8", scene, rng)[0])
+    vision = Vision()
+    results = [vision.process(frame, i) for i in range(14)]
+    assert all(r.status == "hand" for r in results[:8])
+    assert vision.calibration.room is None
+    last = results[-1]
+    assert last.status == "ok" and last.stable is not None
+    wrong = [c for c, r in last.stable.cells.items() if r.color != placement.get(c, ("empty", 0))[0]]
+    assert len(wrong) <= 2
