@@ -10,9 +10,11 @@
 * every ``check_every`` frames without a hand, check that the grid still fits the image
   (the camera or the board may have been bumped) and re-locate when it does not, keeping
   the colour model and the orientation (a1 stays the corner nearest the old a1);
-* while the colour model is the shipped default, a hand-free frame that shows the start
-  position (in any of the grid's orientations) teaches the colour model the
-  room's light (:meth:`~fenix_table.vision.cells.CellReader.learn_room`) and fixes the orientation;
+* while the colour model is the shipped default, a frame that the start position explains
+  (in any of the grid's orientations, :func:`calibrate_from_start`) teaches the colour
+  model the room's light (:meth:`~fenix_table.vision.cells.CellReader.learn_room`) and
+  fixes the orientation; a frame flagged with a hand only once the picture is still, and
+  only if it explains nearly every cell (glare and lamplight, not an arm);
 * each position the referee confirms (:meth:`Vision.learn`) teaches it again, from the
   last few confirmed frames: positions with stones all over the board, and the light as
   it is now, not as it was at the start;
