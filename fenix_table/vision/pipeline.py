@@ -113,6 +113,7 @@ class Vision:
         self.previous_L: Optional[np.ndarray] = None
         self.frames_since_check = 0
         self._quiet = 0           # frames in a row without motion
+        self._tried = False       # a start frame tried since the picture last moved
         # While no board is found: the last frame's thumbnail, and that of the frame the
         # last search found none in.
         self._glance: Optional[np.ndarray] = None
@@ -154,6 +155,7 @@ class Vision:
         self.previous_L = None
         self.frames_since_check = 0
         self._quiet = 0
+        self._tried = False
         self._last = None
         if not same_pixels:
             # Rectified pictures of another grid cannot be compared with the new ones; a
@@ -223,9 +225,16 @@ class Vision:
         obs = self.reader.read(frame_bgr, frame_index)
         moving = self._moved()
         self._quiet = 0 if moving else self._quiet + 1
+        if moving:
+            self._tried = False
         # A frame flagged with a hand calibrates only once the picture has been still a
-        # while: an arm moves, a lamp's light on the board's edge does not.
-        if not self.reader.calibrated and (not obs.hand or self._quiet >= self.filter.frames):
+        # while: an arm moves, a lamp's light on the board's edge does not. A still picture
+        # that did not teach is tried again only now and then (the fit costs about 60 ms a
+        # turn here, several times that on a Pi, and noise can tip it either way); a moving
+        # one not at all.
+        if not self.reader.calibrated and not moving and (not obs.hand or self._quiet >= self.filter.frames) and \
+                (not self._tried or self._quiet % SEARCH_AGAIN == 0):
+            self._tried = True
             calibrated = self._calibrate_from_start(frame_bgr, obs)
             if calibrated is not None:
                 self._use(calibrated)

@@ -320,3 +320,30 @@ def test_a_game_joined_late_under_a_lamps_pool_is_seen_once_still(monkeypatch, l
     assert last.status == "ok" and last.stable is not None
     wrong = [c for c, r in last.stable.cells.items() if r.color != placement.get(c, ("empty", 0))[0]]
     assert len(wrong) <= 2
+
+
+def test_a_still_picture_that_did_not_teach_is_not_fitted_on_every_frame(monkeypatch):
+    """Fitting a start frame costs about 60 ms a turn here: a still board the start
+    position does not explain is tried once, then again only once it has moved (or now and
+    then)."""
+    from fenix_table.vision import pipeline
+
+    tried = []
+    real = pipeline.calibrate_from_start
+
+    def counted(frame, calibration, *args, **kwargs):
+        tried.append(frame)
+        return real(frame, calibration, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "calibrate_from_start", counted)
+    rng = np.random.default_rng(7)
+    scene = SceneParams(yaw_deg=20.0)
+    later = render_frame(confirmed_positions(11)[1][2], "9x9", scene, rng)[0]
+    start = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)[0]
+    vision = Vision()
+    for i in range(12):
+        vision.process(later, i)
+    assert len(tried) == 1 and vision.calibration.room is None
+    for i in range(12, 16):
+        vision.process(start, i)
+    assert len(tried) == 2 and vision.calibration.room is not None
