@@ -196,8 +196,8 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
                 cal = true_start
             t["exact_calibrated"].add(CellReader(cal, config).read(game_bgr), cal, truth)
     return {"found": found, "wrong_side": wrong_side, "wrong_grid": wrong_grid, "locate_ms": locate_ms,
-            "locate_cpu_ms": locate_cpu_ms, "read_ms": read_ms, "colour_ms": colour_ms, "tallies": tallies, "hands": hands,
-            "hands_calibrated": hands_calibrated,
+            "locate_cpu_ms": locate_cpu_ms, "read_ms": read_ms, "colour_ms": colour_ms, "tallies": tallies,
+            "hands": hands, "hands_calibrated": hands_calibrated,
             "calibrations": calibrations, "scenes": scenes}
 
 

@@ -248,9 +248,9 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
         table["game"] += saw_game
         table["calibrated"] += fitted
         table["hands"] += "hand" in room and bool(room["hand"][1].get("hand_cells"))
-    return {"table": table, "still": still, "tallies": tallies, "times": times, "plain": plain, "calibrated": calibrated,
-            "exact": exact, "exact_cal": exact_cal, "rooms": rooms, "calibrations": calibrations,
-            "families": families}
+    return {"table": table, "still": still, "tallies": tallies, "times": times, "plain": plain,
+            "calibrated": calibrated, "exact": exact, "exact_cal": exact_cal, "rooms": rooms,
+            "calibrations": calibrations, "families": families}
 
 
 def run_locate(split: str, root: Optional[str]) -> Dict:
