@@ -355,3 +355,17 @@ def test_a_malformed_margin_look_in_a_calibration_is_named():
     data["room"]["margin"]["misfit"] = data["room"]["margin"]["misfit"][:-1]
     with pytest.raises(ValueError, match="margin look is not of this board"):
         Calibration.from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize("gain", [0.6, 1.4])
+def test_the_whole_room_getting_darker_or_lighter_is_no_hand(gain):
+    """The edge is compared with the room's look with the change common to the whole
+    margin taken out: a lamp dimmed or the camera's exposure moving changes it all alike."""
+    rng = np.random.default_rng(3)
+    scene = SceneParams(image_size=(1280, 960), yaw_deg=12.0)
+    start, truth = render_frame(Position.start("9x9").stacks(), "9x9", scene, rng)
+    placement = random_placement(rng, "9x9")
+    game, _ = render_frame(placement, "9x9", scene, rng)
+    fitted = calibrate_reader(start, true_calibration(truth, scene.image_size), Position.start("9x9").stacks())
+    seen = CellReader(fitted).read(np.clip(game.astype(float) * gain, 0, 255).astype(np.uint8))
+    assert not seen.hand and seen.occluded_cells == ()
