@@ -162,14 +162,13 @@ class Lesson:
     margin: Optional[MarginLook] = None
 
 
-def check_room(room: Mapping, board: Optional[str] = None) -> dict:
+def check_room(room: Mapping, board: str) -> dict:
     """A calibration's room checked and in canonical form (ValueError when it is not
-    this reader's, or with ``board`` given, not of that board): the perceptron's
-    :class:`~.colour.Room`, with the CNN's refitted last layer (``"head"``) when the
-    room was learned for it, and the board edge's look (``"margin"``) for the hand check."""
+    this reader's, or not of ``board``): the perceptron's :class:`~.colour.Room`, with
+    the CNN's refitted last layer (``"head"``) when the room was learned for it, and the
+    board edge's look (``"margin"``) for the hand check."""
     if isinstance(room, Mapping) and ("head" in room or "margin" in room):
-        cells = None if board is None else int(np.prod(dimensions(board)))
-        return _RoomOf.from_json(room, cells=cells).to_json()
+        return _RoomOf.from_json(room, len(cell_names(board))).to_json()
     return Room.from_json(room).to_json()
 
 
@@ -200,14 +199,12 @@ class _RoomOf:
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping, features: Optional[int] = None, cells: Optional[int] = None) -> "_RoomOf":
-        """``cells``: the board's cell count, which a margin look must have (None: any)."""
+    def from_json(cls, data: Mapping, cells: int, features: Optional[int] = None) -> "_RoomOf":
+        """``cells``: the board's cell count, which a margin look must have."""
         parsed = cls._from_json(data, features)
         if "margin" not in data:
             return parsed
-        look = data["margin"]
-        n = cells if cells is not None else len(look.get("misfit", ())) if isinstance(look, Mapping) else 0
-        return replace(parsed, margin=MarginLook.from_json(look, n))
+        return replace(parsed, margin=MarginLook.from_json(data["margin"], cells))
 
     @classmethod
     def _from_json(cls, data: Mapping, features: Optional[int] = None) -> "_RoomOf":
@@ -293,7 +290,7 @@ class CellReader:
         version of a model, or without what this classifier needs: read as if
         uncalibrated)."""
         try:
-            room = _RoomOf.from_json(data, self.classifier.features, len(self.names))
+            room = _RoomOf.from_json(data, len(self.names), self.classifier.features)
         except (ValueError, AttributeError):
             return None
         if room.room.weights.size != 3 * (self.config.pixels_per_cell // LOOK_STEP) ** 2:
@@ -346,11 +343,13 @@ class CellReader:
                              self.config.hands)
         return Lesson(X, self.looks(rect, corners), self.classifier.embed(self.patches(rect))[1], margin)
 
-    def learn_room(self, lessons: Sequence[Tuple[Lesson, np.ndarray]]) -> dict:
+    def learn_room(self, lessons: Sequence[Tuple[Lesson, np.ndarray]],
+                   across: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> dict:
         """The room (``Calibration.room``) taught by frames of known layout: (lesson,
         labels) pairs, labels in CLASSES index per cell, -1 for cells left out. It
         serves every classifier, with the pool weight :meth:`room_weight` finds. ValueError
-        when a class has no cell."""
+        when a class has no cell. ``across``: the lessons' cells already read across the
+        halves (:meth:`_read_across`), as :func:`calibrate_reader` has them."""
         X, looks, E = (np.concatenate(parts) for parts in zip(*[(l.X, l.looks, l.embedding) for l, _ in lessons]))
         labels = np.concatenate([np.asarray(y) for _, y in lessons])
         halves = np.tile(self.halves, len(lessons))
@@ -360,10 +359,12 @@ class CellReader:
         margin = None if latest.margin is None else \
             replace(latest.margin, misfit=self._misfit_score(latest.X, room.means).astype(np.float32))
         return _RoomOf(room, self.classifier.learn_room(E, labels),
-                       self.room_weight(X, looks, E, labels, halves, lean=len(lessons) > 1), margin).to_json()
+                       self.room_weight(X, looks, E, labels, halves, lean=len(lessons) > 1, across=across),
+                       margin).to_json()
 
     def room_weight(self, X: np.ndarray, looks: np.ndarray, E: np.ndarray, labels: np.ndarray,
-                    halves: np.ndarray, lean: bool = False) -> Optional[float]:
+                    halves: np.ndarray, lean: bool = False,
+                    across: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Optional[float]:
         """The pool weight (of ``config.cnn_weights_room``) that reads a room's frames of
         known layout best when each half of their cells (``halves``, 0 or 1) is read by
         both classifiers' rooms learned from the other half: a room whose stones the
@@ -379,7 +380,8 @@ class CellReader:
         lacks a class."""
         if self.config.classifier != "both":
             return None
-        across = self._read_across(X, looks, E, labels, halves)
+        if across is None:
+            across = self._read_across(X, looks, E, labels, halves)
         if across is None:
             return None
         P, Q = across
@@ -415,15 +417,15 @@ class CellReader:
             Q[read] = self._room_probabilities(room, X[read], looks[read])
         return P, Q
 
-    def layout_fit(self, lesson: Lesson, labels: np.ndarray) -> float:
-        """How well ``labels`` (CLASSES index per cell, -1 left out) explain the frame
-        ``lesson`` came from: the share of the labelled cells that each half of the
-        board, read by the rooms learned from the other half, reads as labelled. Near 1
-        when the frame shows the layout, however the room's light shifts its colours (in
-        a dim room red stones may read as black until a room is learned); far lower for
-        another position or a grid turned against the layout, whose labels no room can
-        learn. 0 when a half lacks a class."""
-        across = self._read_across(lesson.X, lesson.looks, lesson.embedding, labels, self.halves)
+    def layout_fit(self, across: Optional[Tuple[np.ndarray, np.ndarray]], labels: np.ndarray) -> float:
+        """How well ``labels`` (CLASSES index per cell, -1 left out) explain the frame of a
+        lesson whose cells were read ``across`` the halves (:meth:`_read_across`): the
+        share of the labelled cells that each half of the board, read by the rooms learned
+        from the other half, reads as labelled. Near 1 when the frame shows the layout,
+        however the room's light shifts its colours (in a dim room red stones may read as
+        black until a room is learned); far lower for another position or a grid turned
+        against the layout, whose labels no room can learn. 0 when a half lacks a class
+        (``across`` None)."""
         if across is None:
             return 0.0
         P, Q = across
@@ -573,11 +575,10 @@ class CellReader:
 
 def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
                      placement: Dict[str, Tuple[str, int]],
-                     config: ReaderConfig = DEFAULT_READER, unsure: Sequence[str] = ()) -> Calibration:
+                     config: ReaderConfig = DEFAULT_READER) -> Calibration:
     """Fit the colour model to a frame showing ``placement`` (normally the start
-    position) and return the calibration carrying it; the cells named in ``unsure``
-    are left out. (Stack heights need no start frame: each frame's stacks tell their
-    stone thickness, see :mod:`.heights`.)
+    position) and return the calibration carrying it. (Stack heights need no start
+    frame: each frame's stacks tell their stone thickness, see :mod:`.heights`.)
 
     Raises ValueError when the placement does not explain the frame (its fit,
     :meth:`CellReader.layout_fit`, below ``config.layout_fit``: another position, or the
@@ -588,9 +589,11 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     reader = CellReader(base, config)
     rect = reader.rectifier(frame_bgr)
     labels = layout_labels(placement, reader.names)
-    labels = np.where([n in unsure for n in reader.names], -1, labels)
     lesson = reader.lesson(rect)
-    fit = reader.layout_fit(lesson, labels)
+    # Each half read by the rooms of the other, once: for the fit, and for the room's
+    # pool weight.
+    across = reader._read_across(lesson.X, lesson.looks, lesson.embedding, labels, reader.halves)
+    fit = reader.layout_fit(across, labels)
     # The layout's red stones must also read redder than its black ones: a room learns
     # any two camps alike, and only colour tells which camp is Red's.
     X, corners = reader.features(rect)
@@ -600,4 +603,4 @@ def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,
     if fit < config.layout_fit or not red.any() or not black.any() or \
             redness[red].mean() <= redness[black].mean():
         raise ValueError(f"frame does not show the expected layout ({100 * fit:.0f}% of cells fit it)")
-    return replace(calibration, room=reader.learn_room([(lesson, labels)]))
+    return replace(calibration, room=reader.learn_room([(lesson, labels)], across))

@@ -177,8 +177,7 @@ def margin_look(lab: np.ndarray, L: np.ndarray, width: int, height: int, ppc: in
                 misfit: np.ndarray, cfg: HandConfig = DEFAULT_HANDS) -> MarginLook:
     """The :class:`MarginLook` of one rectified frame (``misfit``: its cells' scores)."""
     seg = lambda c: _segments(c, ppc)
-    inner = _columns(_strips(lab, width, height, ppc, pad, cfg.band))
-    outer = _columns(_strips(lab, width, height, ppc, pad, cfg.outer_band))
+    inner, outer = _margin_columns(lab, width, height, ppc, pad, cfg)
     lines = _line_contrast(L, width, height, ppc, pad, cfg)
     return MarginLook({k: seg(v) for k, v in inner.items()}, {k: seg(v) for k, v in outer.items()},
                       {k: seg(v) for k, v in lines.items()}, np.asarray(misfit, np.float32))
@@ -190,8 +189,8 @@ def margin_changes(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     outer one beyond any stone's reach) changed from the room's hand-free ``look``: an
     arm crosses both, a stone put at the edge pokes into the inner one only, a cup put
     beside the board changes the outer one only."""
-    moved_in = _changed(_columns(_strips(lab, width, height, ppc, pad, cfg.band)), look.inner, cfg)
-    moved_out = _changed(_columns(_strips(lab, width, height, ppc, pad, cfg.outer_band)), look.outer, cfg)
+    inner, outer = _margin_columns(lab, width, height, ppc, pad, cfg)
+    moved_in, moved_out = _changed(inner, look.inner, cfg), _changed(outer, look.outer, cfg)
     return {side: moved_in[side] & moved_out[side] for side in moved_in if side in moved_out}
 
 
@@ -204,15 +203,16 @@ def entered_cells(changed: Mapping[str, np.ndarray], width: int, height: int, pp
     for side, flags in changed.items():
         n = len(flags) // ppc
         share = flags[:n * ppc].reshape(n, ppc).mean(axis=1)
-        for k in np.flatnonzero(share >= least).tolist():
-            cells.add({"bottom": k, "top": (height - 1) * width + k, "left": k * width,
-                       "right": k * width + width - 1}[side])
-    return cells
+        cells.update(_edge_cell(side, k, width, height) for k in np.flatnonzero(share >= least).tolist())
+    return cells - {None}
 
 
-def _columns(strips: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
-    """Per side, the median colour across the strip's depth at every pixel along it."""
-    return {side: np.median(strip, axis=0) for side, strip in strips.items()}
+def _margin_columns(lab: np.ndarray, width: int, height: int, ppc: int, pad: int, cfg: HandConfig
+                    ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+    """The inner and the outer margin strip (``cfg.band``, ``cfg.outer_band``): per side,
+    the median colour across the strip's depth at every pixel along it."""
+    return tuple({side: np.median(strip, axis=0) for side, strip in _strips(lab, width, height, ppc, pad, band).items()}
+                 for band in (cfg.band, cfg.outer_band))
 
 
 def _segments(values: np.ndarray, ppc: int) -> np.ndarray:
@@ -341,16 +341,16 @@ def covered_cells(runs: Sequence[Tuple[str, float, float]], width: int, height: 
     seeds: Set[int] = set()
     for side, a, b in runs:
         lo, hi = int(np.floor(a)), int(np.ceil(b))
-        for k in range(max(lo, 0), hi):
-            if side == "bottom" and k < width:
-                seeds.add(k)
-            elif side == "top" and k < width:
-                seeds.add((height - 1) * width + k)
-            elif side == "left" and k < height:
-                seeds.add(k * width)
-            elif side == "right" and k < height:
-                seeds.add(k * width + width - 1)
-    return _grow(seeds, misfit, width, height)
+        seeds.update(_edge_cell(side, k, width, height) for k in range(max(lo, 0), hi))
+    return _grow(seeds - {None}, misfit, width, height)
+
+
+def _edge_cell(side: str, k: int, width: int, height: int) -> Optional[int]:
+    """The index (cell_names order) of the ``k``-th cell along ``side`` (as
+    :func:`margin_runs` names sides), None past the side's end."""
+    if k >= (width if side in ("bottom", "top") else height):
+        return None
+    return {"bottom": k, "top": (height - 1) * width + k, "left": k * width, "right": k * width + width - 1}[side]
 
 
 def cell_motion(previous: np.ndarray, current: np.ndarray, width: int, height: int, ppc: int,
