@@ -229,7 +229,7 @@ class Vision:
             self._tried = False
         # A frame flagged with a hand calibrates only once the picture has been still a
         # while: an arm moves, a lamp's light on the board's edge does not. A still picture
-        # that did not teach is tried again only now and then (the fit costs about 60 ms a
+        # that did not teach is tried again only now and then (the fit costs about 50 ms a
         # turn here, several times that on a Pi, and noise can tip it either way); a moving
         # one not at all.
         if not self.reader.calibrated and not moving and (not obs.hand or self._quiet >= self.filter.frames) and \
@@ -366,7 +366,7 @@ def calibrate_from_start(frame_bgr: np.ndarray, calibration: Calibration, config
     ``seen`` is the frame's reading through ``calibration`` (read here when not given).
 
     Only the turns whose start position the reading already roughly shows go on to the
-    fit (about 60 ms a turn): red where the layout has red and nowhere else, or a stone
+    fit (about 50 ms a turn): red where the layout has red and nowhere else, or a stone
     wherever the layout has one and nowhere else. Either may fail alone, one in a dim
     room whose red stones read as black until a room is learned, the other on a dark
     face whose black stones read as empty; a later position of a game fails both.

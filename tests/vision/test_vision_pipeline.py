@@ -323,7 +323,7 @@ def test_a_game_joined_late_under_a_lamps_pool_is_seen_once_still(monkeypatch, l
 
 
 def test_a_still_picture_that_did_not_teach_is_not_fitted_on_every_frame(monkeypatch):
-    """Fitting a start frame costs about 60 ms a turn here: a still board the start
+    """Fitting a start frame costs about 50 ms a turn here: a still board the start
     position does not explain is tried once, then again only once it has moved (or now and
     then)."""
     from fenix_table.vision import pipeline
