@@ -12,7 +12,7 @@ frames come from the same fixed camera: the start position, then a mid-game posi
 * cell colours and heights, "out of the box": the game frame read through its own
   located grid with the shipped default model;
 * the same "calibrated": the start frame was located and calibrated (colours and the
-  grid's turn, :func:`calibrate_from_start`), and the game frame is read with that
+  grid's turn, :func:`calibrate_from_position`), and the game frame is read with that
   calibration, as the table does during a game;
 * "reader alone": the same through the true grid (the homography that best fits the
   camera's projection of the cell centres, see ``GroundTruth.fitted_corners``), default
@@ -51,7 +51,7 @@ from fenix_table.board import dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.cells import CLASSIFIERS, DEFAULT_READER, CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
-from fenix_table.vision.pipeline import calibrate_from_start  # noqa: E402
+from fenix_table.vision.pipeline import calibrate_from_position  # noqa: E402
 
 
 # Every cell classifier the reader has (ReaderConfig.classifier).
@@ -182,7 +182,7 @@ def run(scenes: int, seed: int, size, hand_share: float = 0.25) -> Dict[str, obj
                     hand_figures(hands, obs, located["game"], truth)
             if located["start"] is not None:
                 try:
-                    cal = calibrate_from_start(start_bgr, located["start"], config)
+                    cal = calibrate_from_position(start_bgr, located["start"], config=config)
                     calibrations[kind] += 1
                 except ValueError:
                     cal = located["start"]

@@ -8,7 +8,7 @@ every room) and of other seeds. Each room has a start-position frame and a game 
 from the same camera, some a third frame with a hand over the game position.
 
 Figures printed, through the package's public vision API only (``locate_board``,
-``CellReader``, ``calibrate_from_start``, ``calibrate_reader``, ``Calibration``), so they
+``CellReader``, ``calibrate_from_position``, ``calibrate_reader``, ``Calibration``), so they
 measure whatever reader and locator the package has:
 
 * board located (right side, every cell centre within a quarter cell of the truth) on
@@ -27,6 +27,10 @@ measure whatever reader and locator the package has:
   never does: a room whose light looks like an arm in every frame is a room where the
   table sees no move), the game position's still reading against the truth, and how
   many frames of a hand over cells came out as still boards;
+* after a restart: each room's game frame through a fresh :class:`Vision`, as a table
+  that resumes the game runs it: told the game's position (:meth:`Vision.expect`), and
+  as before that, with only the start position to learn the room from; in how many rooms
+  the room was learned, and the still readings against the truth;
 * locating time per frame (one core).
 
     python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS] [--split eval|train|tune]
@@ -54,9 +58,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 from fenix_table.board import cell_names, dimensions  # noqa: E402
-from fenix_table.errors import BoardNotFoundError  # noqa: E402
-from fenix_table.vision import (Calibration, CellReader, Vision, calibrate_from_start, calibrate_reader,  # noqa: E402
+from fenix_table.errors import BoardNotFoundError, NotationError  # noqa: E402
+from fenix_table.vision import (Calibration, CellReader, Vision, calibrate_from_position, calibrate_reader,  # noqa: E402
                                 locate_board)
+from fenix_table.rules import Position  # noqa: E402
 from fenix_tools.pbr import dataset  # noqa: E402
 
 
@@ -204,6 +209,28 @@ def at_the_table(room: Dict, still: Tally, taken: List[str]) -> Tuple[bool, bool
     return seen["start"] is not None, seen["game"] is not None, calibrated
 
 
+def after_a_restart(room: Dict, told: bool, still: Tally) -> Optional[bool]:
+    """The room's game frame shown :data:`SHOWN` times to a fresh :class:`Vision`, as after
+    a restart: ``told`` the game's position, as the table tells it, or not (the start
+    position is all it may learn from). Its still reading is added to ``still``. Whether
+    the room was learned; None when the rendered placement is no position."""
+    bgr, truth = room["game"]
+    try:
+        position = Position.from_placement(truth["board"], {c: (col, h) for c, (col, h)
+                                                            in truth["placement"].items()}, "red")
+    except NotationError:
+        return None
+    vision = Vision()
+    if told:
+        vision.expect(position)
+    stable = None
+    for n in range(SHOWN):
+        stable = vision.process(bgr, n).stable or stable
+    if stable is not None:
+        still.add(stable, vision.calibration, truth)
+    return vision.reader is not None and vision.reader.calibrated
+
+
 def run(root: Optional[str], split: str = "eval") -> Dict:
     tallies = {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": []}
                for k in ("clear", "hand")}
@@ -211,6 +238,7 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
     plain, calibrated, exact, exact_cal, still = Tally(), Tally(), Tally(), Tally(), Tally()
     rooms = calibrations = 0
     table = {"start": 0, "game": 0, "calibrated": 0, "hands": 0, "taken": []}
+    restart = {True: [0, 0, Tally()], False: [0, 0, Tally()]}   # told: [rooms, learned, still readings]
     families = set()
     for room in dataset.rooms(split, root):
         if "start" not in room or "game" not in room:
@@ -223,7 +251,7 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
         cal_start = None
         if located["start"] is not None:
             try:
-                cal_start = calibrate_from_start(start_bgr, located["start"])
+                cal_start = calibrate_from_position(start_bgr, located["start"])
                 calibrations += 1
             except ValueError:
                 cal_start = located["start"]
@@ -248,7 +276,12 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
         table["game"] += saw_game
         table["calibrated"] += fitted
         table["hands"] += "hand" in room and bool(room["hand"][1].get("hand_cells"))
-    return {"table": table, "still": still, "tallies": tallies, "times": times, "plain": plain,
+        for told, tally in restart.items():
+            learned = after_a_restart(room, told, tally[2])
+            if learned is not None:
+                tally[0] += 1
+                tally[1] += learned
+    return {"table": table, "restart": restart, "still": still, "tallies": tallies, "times": times, "plain": plain,
             "calibrated": calibrated, "exact": exact, "exact_cal": exact_cal, "rooms": rooms,
             "calibrations": calibrations, "families": families}
 
@@ -338,6 +371,11 @@ def main(argv: Sequence[str] = ()) -> int:
           f"{len(tb['taken'])} of {tb['hands']}"
           + (f" ({' '.join(tb['taken'])})" if tb["taken"] else ""))
     print(r["still"].line("at the table, the game position's still reading"))
+    for told, (rooms, learned, tally) in sorted(r["restart"].items()):
+        how = "told the game's position" if told else "only the start position to learn from"
+        print(f"after a restart, {how}: room learned in {learned} of {rooms} rooms, game position seen still "
+              f"{tally.frames} times")
+        print(tally.line(f"after a restart, {how}, the still reading"))
     if args.breakdown:
         print("out of the box by kind: " + r["plain"].breakdown())
         print("exact grid by kind: " + r["exact"].breakdown())

@@ -43,7 +43,7 @@ from fenix_table.board import cell_name, dimensions  # noqa: E402
 from fenix_table.rules import Position  # noqa: E402
 from fenix_table.vision.cells import CLASSIFIERS, DEFAULT_READER, CellReader, calibrate_reader  # noqa: E402
 from fenix_table.vision.locate import locate_board  # noqa: E402
-from fenix_table.vision.pipeline import calibrate_from_start  # noqa: E402
+from fenix_table.vision.pipeline import calibrate_from_position  # noqa: E402
 from fenix_table.vision.types import Calibration  # noqa: E402
 
 Placement = Dict[str, Tuple[str, int]]
@@ -542,7 +542,7 @@ def run(scenes: int, seed: int, size, save: Optional[str] = None) -> Dict[str, o
                 t["plain"].add(CellReader(located["game"], config).read(game_bgr), located["game"], truth)
             if located["start"] is not None:
                 try:
-                    cal = calibrate_from_start(start_bgr, located["start"], config)
+                    cal = calibrate_from_position(start_bgr, located["start"], config=config)
                 except ValueError:
                     cal = located["start"]
                 t["calibrated"].add(CellReader(cal, config).read(game_bgr), cal, truth)

@@ -174,6 +174,8 @@ class Table:
             calibration = None
         self.vision = Vision(board=board, calibration=calibration,
                              stable_frames=self.stable_frames)
+        if self.referee is not None:
+            self.vision.expect(self.referee.position)
 
     def _emit(self, events: List[ev.Event], still=None) -> bool:
         """Stamp events with the camera frame they belong to (0 before the first) and
@@ -183,6 +185,9 @@ class Table:
                   for e in events]
         changed = self.outputs.publish(events, still)
         if self.referee is not None:
+            # Until the camera has learned the room's light it learns it from the position
+            # the game has reached: a resumed game, or one whose start frame it missed.
+            self.vision.expect(self.referee.position)
             # The computer starts on its turn; the coach gives up a hint the game has left.
             for worker in (self.computer, self.coach):
                 if worker is not None:

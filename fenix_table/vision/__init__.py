@@ -12,7 +12,7 @@ from importlib import import_module
 _EXPORTS = {
     "CellReader": ".cells", "calibrate_reader": ".cells",
     "locate_board": ".locate",
-    "Vision": ".pipeline", "VisionResult": ".pipeline", "calibrate_from_start": ".pipeline",
+    "Vision": ".pipeline", "VisionResult": ".pipeline", "calibrate_from_position": ".pipeline",
     "FrameSource": ".sources", "open_source": ".sources",
     "StabilityFilter": ".stability",
     "Calibration": ".types", "CellReading": ".types", "Observation": ".types",

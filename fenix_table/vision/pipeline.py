@@ -10,11 +10,15 @@
 * every ``check_every`` frames without a hand, check that the grid still fits the image
   (the camera or the board may have been bumped) and re-locate when it does not, keeping
   the colour model and the orientation (a1 stays the corner nearest the old a1);
-* while the colour model is the shipped default, a frame that the start position explains
-  (in any of the grid's orientations, :func:`calibrate_from_start`) teaches the colour
-  model the room's light (:meth:`~fenix_table.vision.cells.CellReader.learn_room`) and
-  fixes the orientation; a frame flagged with a hand only once the picture is still, and
-  only if it explains nearly every cell (glare and lamplight, not an arm);
+* while the colour model is the shipped default, a still frame that the position the
+  board should show explains (in any of the grid's orientations,
+  :func:`calibrate_from_position`) teaches the colour model the room's light
+  (:meth:`~fenix_table.vision.cells.CellReader.learn_room`) and fixes the orientation; a
+  frame flagged with a hand only once the picture is still, and only if it explains
+  nearly every cell (glare and lamplight, not an arm). That position is the start
+  position until the referee says otherwise (:meth:`Vision.expect`): a game resumed
+  after a restart, or one whose start frame the camera missed, is learned from the
+  position it has reached;
 * each position the referee confirms (:meth:`Vision.learn`) teaches it again, from the
   last few confirmed frames: positions with stones all over the board, and the light as
   it is now, not as it was at the start;
@@ -33,7 +37,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
 import cv2
 import numpy as np
@@ -52,8 +56,8 @@ from .types import Calibration, Observation
 STATUSES = ("ok", "board_not_found", "hand", "moving")
 LESSONS = 6               # confirmed frames the room is learned from (the latest ones)
 LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
-START_AGREEMENT = 0.8     # share of cells a start frame must already read as the layout (one way)
-FLAGGED_START_FIT = 0.9   # layout fit a start frame flagged with a hand must reach (Cycles tuning
+ROUGH_AGREEMENT = 0.8     # share of cells a frame must already read as the expected position (one way)
+FLAGGED_FIT = 0.9         # layout fit a frame flagged with a hand must reach (Cycles tuning
                           # rooms' glare and spot light: 0.93-0.94; an arm over 8 cells of 81: < 0.9)
 GLANCE_SIZE = (64, 48)    # the thumbnail that tells whether the picture changed
 GLANCE_CHANGE = 3.0       # mean grey levels between two thumbnails of a changed picture
@@ -113,7 +117,8 @@ class Vision:
         self.previous_L: Optional[np.ndarray] = None
         self.frames_since_check = 0
         self._quiet = 0           # frames in a row without motion
-        self._tried = False       # a start frame tried since the picture last moved
+        self._tried = False       # a frame tried for the room since the picture last moved
+        self._expected: Optional[Tuple[str, Dict[str, Tuple[str, int]]]] = None   # (face, stacks); None: start
         # While no board is found: the last frame's thumbnail, and that of the frame the
         # last search found none in.
         self._glance: Optional[np.ndarray] = None
@@ -235,14 +240,17 @@ class Vision:
         if not self.reader.calibrated and not moving and (not obs.hand or self._quiet >= self.filter.frames) and \
                 (not self._tried or self._quiet % SEARCH_AGAIN == 0):
             self._tried = True
-            calibrated = self._calibrate_from_start(frame_bgr, obs)
+            placement = self._expected_on(self.calibration.board)
+            calibrated = self._calibrate_from(frame_bgr, obs, placement)
             if calibrated is not None:
                 self._use(calibrated)
                 obs = self.reader.read(frame_bgr, frame_index)
                 moving = False
                 self.lessons.clear()
-                start = Position.start(calibrated.board).stacks()
-                self._add_lesson(start, np.array([n not in obs.occluded_cells for n in self.reader.names]))
+                use = np.array([n not in obs.occluded_cells for n in self.reader.names])
+                if placement != Position.start(calibrated.board).stacks():
+                    use &= _reads_as(obs, placement)   # a stone the referee let pass stays out
+                self._add_lesson(placement, use)
         if obs.hand and self._quiet >= LOOK_AGAIN:
             # What stays flagged this long is the room (a lamp's pool of light, a cup put
             # down at the edge, or an arm in the frame the look was taken from), not an
@@ -349,57 +357,91 @@ class Vision:
         self.lessons.append((self.reader.lesson(rect), labels))
         return True
 
-    def _calibrate_from_start(self, frame_bgr: np.ndarray, obs: Observation) -> Optional[Calibration]:
-        """The calibration refitted to this frame if it shows the start position in one
-        of the grid's orientations (:func:`calibrate_from_start`), else None."""
+    def expect(self, position: Optional[Position]) -> None:
+        """The referee's word on the position the board should show now (None: the start
+        position). Until a room is learned, still frames are tried against it
+        (:func:`calibrate_from_position`): after a restart the game goes on from where it
+        was, and a game whose start frame the camera missed has moved on from the start
+        position. A new position is tried on the next still frame."""
+        expected = None if position is None else (position.size, position.stacks())
+        if expected != self._expected:
+            self._expected = expected
+            self._tried = False
+
+    def _expected_on(self, board: str) -> Dict[str, Tuple[str, int]]:
+        """The stacks the board should show, on ``board``'s face (the start position's
+        when the referee's position is on the other face)."""
+        if self._expected is not None and self._expected[0] == board:
+            return self._expected[1]
+        return Position.start(board).stacks()
+
+    def _calibrate_from(self, frame_bgr: np.ndarray, obs: Observation,
+                        placement: Dict[str, Tuple[str, int]]) -> Optional[Calibration]:
+        """The calibration refitted to this frame if it shows ``placement`` in one of
+        the grid's orientations (:func:`calibrate_from_position`), else None."""
         try:
-            return calibrate_from_start(frame_bgr, self.calibration, self.config, seen=obs)
+            return calibrate_from_position(frame_bgr, self.calibration, placement, self.config, seen=obs)
         except ValueError:
             return None
 
 
-def calibrate_from_start(frame_bgr: np.ndarray, calibration: Calibration, config: ReaderConfig = DEFAULT_READER,
-                         seen: Optional[Observation] = None) -> Calibration:
+def calibrate_from_position(frame_bgr: np.ndarray, calibration: Calibration,
+                            placement: Optional[Mapping[str, Tuple[str, int]]] = None,
+                            config: ReaderConfig = DEFAULT_READER, seen: Optional[Observation] = None) -> Calibration:
     """``calibration`` turned so that a1 is at Red's camp (``oriented``), its room learned
-    (:func:`~.cells.calibrate_reader`) from ``frame_bgr`` showing the start position.
-    An oriented grid is taken as it is; otherwise each turn the grid allows is tried.
-    ``seen`` is the frame's reading through ``calibration`` (read here when not given).
+    (:func:`~.cells.calibrate_reader`) from ``frame_bgr`` showing ``placement`` (cell ->
+    (colour, height); None: the start position). An oriented grid is taken as it is;
+    otherwise each turn the grid allows is tried. ``seen`` is the frame's reading
+    through ``calibration`` (read here when not given).
 
-    Only the turns whose start position the reading already roughly shows go on to the
-    fit (about 50 ms a turn): red where the layout has red and nowhere else, or a stone
-    wherever the layout has one and nowhere else. Either may fail alone, one in a dim
-    room whose red stones read as black until a room is learned, the other on a dark
-    face whose black stones read as empty; a later position of a game fails both.
+    Only the turns whose position the reading already roughly shows go on to the fit
+    (about 50 ms a turn), those that show it best first: red where the position has red
+    and nowhere else, or a stone wherever it has one and nowhere else. Either may fail
+    alone, one in a dim room whose red stones read as black until a room is learned, the
+    other on a dark face whose black stones read as empty.
 
-    A frame flagged with a hand teaches only when the start position explains it nearly
-    cell for cell (a fit of :data:`FLAGGED_START_FIT`, every cell counted): the flagged
-    cells of such a frame are glare on glossy stones or a lamp's light along the edge,
-    not an arm, whose cells fit no class.
+    A frame flagged with a hand teaches only when the position explains it nearly cell
+    for cell (a fit of :data:`FLAGGED_FIT`, every cell counted): the flagged cells
+    of such a frame are glare on glossy stones or a lamp's light along the edge, not an
+    arm, whose cells fit no class.
 
-    Raises ValueError when no turn's start position explains the frame."""
+    Every game begins with the start position. A later one, which the referee knows,
+    may be a move behind the board (made while the table was off), so the room learned
+    from it must then read :data:`LESSON_AGREEMENT` of the cells as ``placement`` has them.
+
+    Raises ValueError when no turn's position explains the frame."""
     board = calibration.board
+    start = Position.start(board).stacks()
+    placement = start if placement is None else dict(placement)
     if seen is None:
         seen = CellReader(calibration, config).read(frame_bgr)
     if seen.hand:
-        config = replace(config, layout_fit=max(config.layout_fit, FLAGGED_START_FIT))
+        config = replace(config, layout_fit=max(config.layout_fit, FLAGGED_FIT))
     names = list(seen.cells)
     read = np.array([CLASSES.index(r.color) for r in seen.cells.values()])
-    layout = Position.start(board).stacks()
     empty, red = CLASSES.index("empty"), CLASSES.index("red")
-    problem = "the start position is not in view"
+    tries = []
     for turn in ((0,) if calibration.oriented else turns_allowed(board)):
-        turned = calibration.rotated(turn) if turn else calibration
         # The turned grid's cell (file, rank) is this grid's turned(...) cell.
         this = {n: cell_name(*turned_cell(board, *cell_index(n), turn)) for n in names}
-        expect = layout_labels({this[n]: v for n, v in layout.items()}, names)
-        reds = ((read == red) == (expect == red)).mean()
-        stones = ((read != empty) == (expect != empty)).mean()
-        if max(reds, stones) < START_AGREEMENT:
-            continue
+        expect = layout_labels({this[n]: v for n, v in placement.items()}, names)
+        agreement = max(((read == red) == (expect == red)).mean(), ((read != empty) == (expect != empty)).mean())
+        if agreement >= ROUGH_AGREEMENT:
+            tries.append((agreement, turn))
+    problem = "the expected position is not in view"
+    for _, turn in sorted(tries, key=lambda t: -t[0]):
+        turned = calibration.rotated(turn) if turn else calibration
         try:
-            return replace(calibrate_reader(frame_bgr, turned, layout, config), oriented=True)
+            fitted = replace(calibrate_reader(frame_bgr, turned, placement, config), oriented=True)
         except ValueError as e:
             problem = str(e)
+            continue
+        if placement != start:
+            agree = _reads_as(CellReader(fitted, config).read(frame_bgr), placement).mean()
+            if agree < LESSON_AGREEMENT:
+                problem = f"the room learned reads {100 * agree:.0f}% of the cells as the expected position"
+                continue
+        return fitted
     raise ValueError(problem)
 
 

@@ -383,3 +383,39 @@ def test_an_archive_replaced_while_in_use_loses_no_move(tmp_path, caplog):
     assert len(rescued) == 1 and str(rescued[0]) in caplog.text
     record = read_fgn(str(rescued[0]))
     assert record.moves == ["a1-b1", "g8-f8"] and record.tags["Red"] == "Ann"
+
+
+def test_a_game_resumed_in_a_dim_room_is_seen_and_recorded_on(tmp_path, dim_maroon, played):
+    """A power cut mid-game in a dim room whose red stones read as black until the camera
+    has learned the room. The resumed table teaches the camera from the position the game
+    reached (no start frame will come), finds the board in step, and records the next move."""
+    from dataclasses import replace
+
+    from fenix_tools.sim import render_frame
+    from fenix_table.rules import Rules, apply, legal_moves
+    from tests.table_loop import show
+
+    path = str(tmp_path / "games.sqlite3")
+    positions = played(30)
+    table = Table(GameSetup(size="9x9", preset="strike"), record=GameRecorder(GameStore(path)))
+    for k, position in enumerate(positions[1:]):
+        show(table, position, 2 * k)
+    assert table.referee.position == positions[-1]
+    game_id = table.game_id
+    del table                                         # the power goes
+
+    store = GameStore(path)
+    table = Table(GameSetup(), record=GameRecorder(store), resume=game_id)
+    scene = replace(dim_maroon, yaw_deg=15.0, image_size=(1280, 960))
+    rng = np.random.default_rng(0)
+    frame = render_frame(positions[-1].stacks(), "9x9", scene, rng)[0]
+    for i in range(8):
+        table.feed(frame, i)
+    assert table.vision.reader.calibrated and table.referee.state == "play"
+    rules = Rules.preset("strike")
+    after = apply(positions[-1], legal_moves(positions[-1], rules)[0], rules)
+    frame = render_frame(after.stacks(), "9x9", scene, rng)[0]
+    for i in range(8, 16):
+        table.feed(frame, i)
+    assert len(store.moves(game_id)) == 31 and table.referee.position == after
+    store.close()

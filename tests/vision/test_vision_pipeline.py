@@ -254,22 +254,22 @@ def test_margin_motion_is_an_arms_stretch_not_the_rooms_light():
     assert margin_motion(before, arm, width, height, ppc, pad) > 10.0
 
 
-def test_calibrate_from_start_turns_a_guessed_grid_where_red_stones_read_as_black(dim_maroon):
+def test_calibrate_from_position_turns_a_guessed_grid_where_red_stones_read_as_black(dim_maroon):
     """The locator cannot orient a board whose red stones look black (dim room, maroon
     stones); the start frame still can, trying each turn of the grid."""
-    from fenix_table.vision import Calibration, CellReader, calibrate_from_start
+    from fenix_table.vision import Calibration, CellReader, calibrate_from_position
     from fenix_tools.sim import random_placement
 
     rng = np.random.default_rng(5)
     start, truth = render_frame(Position.start("7x8").stacks(), "7x8", dim_maroon, rng)
     true = Calibration("7x8", dim_maroon.image_size, tuple(map(tuple, truth.corners)), oriented=True)
     guessed = replace(true.rotated(2), oriented=False)
-    fitted = calibrate_from_start(start, guessed)
+    fitted = calibrate_from_position(start, guessed)
     assert fitted.oriented and fitted.corners == true.corners and fitted.room is not None
     # A later position is no start frame, whichever way the grid is turned.
     frame, _ = render_frame(random_placement(rng, "7x8", stones=30), "7x8", dim_maroon, rng)
     with pytest.raises(ValueError):
-        calibrate_from_start(frame, guessed)
+        calibrate_from_position(frame, guessed)
     assert CellReader(fitted).read(start).cells["a1"].color == "red"
 
 
@@ -329,13 +329,13 @@ def test_a_still_picture_that_did_not_teach_is_not_fitted_on_every_frame(monkeyp
     from fenix_table.vision import pipeline
 
     tried = []
-    real = pipeline.calibrate_from_start
+    real = pipeline.calibrate_from_position
 
     def counted(frame, calibration, *args, **kwargs):
         tried.append(frame)
         return real(frame, calibration, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "calibrate_from_start", counted)
+    monkeypatch.setattr(pipeline, "calibrate_from_position", counted)
     rng = np.random.default_rng(7)
     scene = SceneParams(yaw_deg=20.0)
     later = render_frame(confirmed_positions(11)[1][2], "9x9", scene, rng)[0]
@@ -347,3 +347,67 @@ def test_a_still_picture_that_did_not_teach_is_not_fitted_on_every_frame(monkeyp
     for i in range(12, 16):
         vision.process(start, i)
     assert len(tried) == 2 and vision.calibration.room is not None
+
+
+def test_a_resumed_game_teaches_the_room_from_the_position_it_reached(dim_maroon, played):
+    """After a restart the table knows the game's position, not the start's: in a dim room
+    whose red stones read as black until a room is learned, that position teaches it."""
+    from fenix_table.vision import Calibration, calibrate_from_position
+
+    scene = replace(dim_maroon, yaw_deg=15.0, image_size=(1280, 960))
+    positions = played(30)
+    now = positions[-1]
+    frame, truth = render_frame(now.stacks(), "9x9", scene, np.random.default_rng(0))
+
+    def still_reading(expected):
+        vision = Vision()
+        vision.expect(expected)
+        for i in range(6):
+            result = vision.process(frame, i)
+        cells = result.stable.cells
+        return vision, [c for c in cells if cells[c].color != now.stacks().get(c, ("empty",))[0]]
+
+    vision, wrong = still_reading(None)           # only the start position to learn from
+    assert not vision.reader.calibrated and len(wrong) > 10
+    vision, wrong = still_reading(now)
+    assert vision.reader.calibrated and vision.calibration.oriented and wrong == []
+    # One lesson, from the cells read as the position: later boards the referee
+    # confirms teach on from it.
+    assert len(vision.lessons) == 1
+    # A grid the locator turned is turned back by the position's fit.
+    true = Calibration("9x9", scene.image_size, tuple(map(tuple, truth.corners)), oriented=True)
+    fitted = calibrate_from_position(frame, replace(true.rotated(2), oriented=False), now.stacks())
+    assert fitted.corners == true.corners
+    # A board three plies on from the position the referee holds (played while the table
+    # was off) teaches nothing: its room would be learned from stones no longer there.
+    vision, wrong = still_reading(positions[-4])
+    assert not vision.reader.calibrated
+    with pytest.raises(ValueError):
+        calibrate_from_position(frame, true, positions[-4].stacks())
+
+
+def test_a_new_expected_position_is_tried_on_the_next_still_frame(monkeypatch, dim_maroon, played):
+    """A still picture tried in vain is not fitted again until it moves, unless the
+    referee's position changes (a resumed game has begun, a move was committed)."""
+    from fenix_table.vision import pipeline
+
+    tried = []
+    real = pipeline.calibrate_from_position
+
+    def counted(frame, calibration, placement, *args, **kwargs):
+        tried.append(placement)
+        return real(frame, calibration, placement, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "calibrate_from_position", counted)
+    now = played(30)[-1]
+    scene = replace(dim_maroon, yaw_deg=15.0, image_size=(1280, 960))
+    frame = render_frame(now.stacks(), "9x9", scene, np.random.default_rng(0))[0]
+    vision = Vision()
+    for i in range(5):
+        vision.process(frame, i)
+    assert tried == [Position.start("9x9").stacks()] and not vision.reader.calibrated
+    vision.expect(now)
+    vision.expect(now)                            # told again: nothing new
+    for i in range(5, 8):
+        vision.process(frame, i)
+    assert tried[1:] == [now.stacks()] and vision.reader.calibrated
