@@ -66,7 +66,8 @@ def run_table(args, config) -> int:
     spec = choose_source(args.camera, config)
     camera = config.camera if config is not None else None
     fps = getattr(args, "fps", None)
-    if _is_recording(spec):
+    live = not _is_recording(spec)
+    if not live:
         first = open_camera(spec, camera)   # a missing file is the user's to fix: one line
         feed = RecordedFeed(first, fps=fps or getattr(first, "fps", None) or 8.0)
     else:
@@ -130,7 +131,7 @@ def run_table(args, config) -> int:
     try:
         try:
             table = Table(setup, record=record, sinks=sinks, model=TableModel(),
-                          stable_frames=stable, calibration=calibration, resume=resume)
+                          stable_frames=stable, calibration=calibration, resume=resume, live=live)
         except RecordError as error:
             if resume is None or args.resume:
                 raise
@@ -138,7 +139,7 @@ def run_table(args, config) -> int:
             # down; it stays in the archive as it is and a new game starts.
             log.warning("not continuing game %s: %s; starting a new game", resume, error)
             table = Table(setup, record=record, sinks=sinks, model=TableModel(),
-                          stable_frames=stable, calibration=calibration)
+                          stable_frames=stable, calibration=calibration, live=live)
         size = args.size or ((display.width, display.height) if display and display.width
                              else (0, 0))
         fullscreen = args.fullscreen

@@ -87,13 +87,18 @@ class Table:
     draw offers and game review); ``stable_frames``: passed to Vision;
     ``calibration``: a saved :class:`~fenix_table.vision.Calibration` to start from;
     ``vision_board``: the face vision looks for ("auto": found from the frames, the game
-    then starts on it); ``resume``: the stored, unfinished game to go on with.
+    then starts on it); ``resume``: the stored, unfinished game to go on with; ``live``:
+    the frames come from a live camera, so the board search runs beside the loop
+    (:class:`~fenix_table.vision.Vision`'s ``search_apart``) rather than holding up the
+    display and the buttons.
     """
 
     def __init__(self, setup: GameSetup = GameSetup(), *, record=None, sinks: Sequence = (),
                  model=None, stable_frames: int = 3, calibration=None,
-                 vision_board: Optional[str] = None, resume: Optional[int] = None) -> None:
+                 vision_board: Optional[str] = None, resume: Optional[int] = None,
+                 live: bool = False) -> None:
         self.model = model
+        self.live = live
         self.outputs = Outputs(record, ([model] if model is not None else []) + list(sinks))
         self.record = record
         self.stable_frames = stable_frames
@@ -173,7 +178,7 @@ class Table:
         if calibration is not None and board not in ("auto", calibration.board):
             calibration = None
         self.vision = Vision(board=board, calibration=calibration,
-                             stable_frames=self.stable_frames)
+                             stable_frames=self.stable_frames, search_apart=self.live)
         if self.referee is not None:
             self.vision.expect(self.referee.position)
 

@@ -6,7 +6,9 @@
 * no calibration yet, or the image size changed: locate the board. A search that finds
   none is not run again until the picture has changed and is still again, or every
   :data:`SEARCH_AGAIN` frames (a search in vain costs about a second here and several on
-  a Pi, and the display waits for it);
+  a Pi). For a live camera (``search_apart``) the search runs in a thread of its own and
+  the frames meanwhile come out as ``board_not_found``: the display and the buttons do
+  not wait for it, and the camera's frames would be dropped anyway;
 * every ``check_every`` frames without a hand, check that the grid still fits the image
   (the camera or the board may have been bumped) and re-locate when it does not, keeping
   the colour model and the orientation (a1 stays the corner nearest the old a1);
@@ -35,6 +37,7 @@
 """
 from __future__ import annotations
 
+import threading
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import Dict, Mapping, Optional, Tuple
@@ -92,7 +95,8 @@ class Vision:
 
     ``board`` is "auto", "9x9" or "7x8"; ``calibration`` a saved one to start from (it is
     still re-located if it stops fitting); ``stable_frames`` the still frames needed for a
-    stable observation.
+    stable observation; ``search_apart``: search for the board in a thread of its own (a
+    live camera; a recording's frames must each be read, so it waits).
 
     >>> vision = Vision(stable_frames=3)                          # doctest: +SKIP
     >>> for i, frame in enumerate(open_source("0")):              # doctest: +SKIP
@@ -102,7 +106,7 @@ class Vision:
 
     def __init__(self, board: str = "auto", calibration: Optional[Calibration] = None,
                  stable_frames: int = 3, *, check_every: int = 15, motion_threshold: Optional[float] = None,
-                 config: ReaderConfig = DEFAULT_READER):
+                 config: ReaderConfig = DEFAULT_READER, search_apart: bool = False):
         if board != "auto":
             check_size(board)
         if calibration is not None and board != "auto" and calibration.board != board:
@@ -124,6 +128,8 @@ class Vision:
         self._glance: Optional[np.ndarray] = None
         self._searched: Optional[np.ndarray] = None
         self._since_search = 0
+        self.search_apart = search_apart
+        self._searching: Optional[_Search] = None     # a search under way in its own thread
         self.lessons: deque = deque(maxlen=LESSONS)   # (lesson, labels) of confirmed frames
         self._last: Optional[Tuple[Observation, bool]] = None   # last frame read, and whether it moved
         # Still boards: the current one's colours and first stable frame (rectified), and
@@ -151,10 +157,11 @@ class Vision:
         if calibration is not None:
             self._use(calibration)
 
-    def _use(self, calibration: Calibration) -> None:
+    def _use(self, calibration: Calibration, previous: Optional[Calibration] = None) -> None:
+        """Read through ``calibration`` from now on (``previous``: the grid it replaces)."""
         if calibration.room is None:
             self.lessons.clear()          # a new grid orientation: its looks start afresh
-        same_pixels = self.calibration is not None and _same_grid(self.calibration, calibration)
+        same_pixels = previous is not None and _same_grid(previous, calibration)
         self.calibration = calibration
         self.reader = CellReader(calibration, self.config)
         self.previous_L = None
@@ -177,22 +184,26 @@ class Vision:
         obs = Observation(board, {}, False, (), False, frame_index)
         return VisionResult(obs, None, None, "board_not_found")
 
-    def _locate(self, frame_bgr: np.ndarray) -> Optional[Calibration]:
-        from .locate import locate_board
-        try:
-            found = locate_board(frame_bgr, self.board)
-        except BoardNotFoundError:
-            return None
-        old = self.calibration
-        if old is None or found.board != old.board:
-            return found
-        # The room's cell looks are in the old grid's rectified orientation: keep it (a1
-        # the corner nearest the old a1) unless the stones say otherwise; a grid turned by
-        # them shows the start position, which teaches its room again.
-        kept = _nearest_orientation(found, old)
-        if found.oriented and kept.corners != found.corners:
-            return found
-        return replace(kept, oriented=found.oriented or old.oriented, room=old.room)
+    def _search(self, frame_bgr: np.ndarray, old: Optional[Calibration]) -> bool:
+        """Search ``frame_bgr`` for the board (``old``: the grid that stopped fitting, whose
+        orientation and room a board found again keeps). Whether a board was found and
+        taken; with ``search_apart`` the search goes on in its own thread, and what it
+        finds is taken on a later frame."""
+        if self.search_apart:
+            self._searching = _Search(self.board, frame_bgr.copy(), old)
+            return False
+        return self._found(locate_again(frame_bgr, self.board, old), frame_bgr, old)
+
+    def _found(self, found: Optional[Calibration], searched_bgr: np.ndarray, old: Optional[Calibration]) -> bool:
+        """Take what a search of ``searched_bgr`` found, or remember that picture as
+        searched in vain. Whether a board was taken."""
+        if found is None:
+            self._glance = self._searched = _glance(searched_bgr)
+            self._since_search = 0
+            return False
+        self._glance = self._searched = None
+        self._use(found, old)
+        return True
 
     def process(self, frame_bgr: np.ndarray, frame_index: int = 0) -> VisionResult:
         """Process one BGR frame; see :class:`VisionResult`."""
@@ -201,30 +212,32 @@ class Vision:
         h, w = frame_bgr.shape[:2]
         if self.calibration is not None and tuple(self.calibration.image_size) != (w, h):
             self.calibration, self.reader = None, None
-        if self.calibration is None:
+        if self._searching is not None:
+            search = self._searching
+            if search.is_alive():
+                return self._not_found(frame_index)     # the search goes on in its thread
+            self._searching = None
+            if search.frame.shape != frame_bgr.shape or not self._found(search.found, search.frame, search.old):
+                return self._not_found(frame_index)
+        elif self.calibration is None:
             glance = _glance(frame_bgr)
             still, self._glance = _alike(self._glance, glance), glance
             self._since_search += 1
             if self._searched is not None and (not still or _alike(self._searched, glance)) \
                     and self._since_search < SEARCH_AGAIN:
                 return self._not_found(frame_index)     # searched in vain, and nothing new
-            found = self._locate(frame_bgr)
-            if found is None:
-                self._searched, self._since_search = glance, 0
+            if not self._search(frame_bgr, None):
                 return self._not_found(frame_index)
-            self._glance = self._searched = None
-            self._use(found)
         elif self.frames_since_check >= self.check_every:
             from .locate import REFIT_BELOW, grid_still_fits
             self.frames_since_check = 0
             if grid_still_fits(self.calibration, frame_bgr) < REFIT_BELOW:
-                found = self._locate(frame_bgr)
-                if found is None:
+                old = self.calibration
+                if self.search_apart:
+                    self.calibration, self.reader = None, None   # nothing to read meanwhile
+                if not self._search(frame_bgr, old):
                     self.calibration, self.reader = None, None
-                    self._glance = self._searched = _glance(frame_bgr)
-                    self._since_search = 0
                     return self._not_found(frame_index)
-                self._use(found)
         self.frames_since_check += 1
 
         obs = self.reader.read(frame_bgr, frame_index)
@@ -243,7 +256,7 @@ class Vision:
             placement = self._expected_on(self.calibration.board)
             calibrated = self._calibrate_from(frame_bgr, obs, placement)
             if calibrated is not None:
-                self._use(calibrated)
+                self._use(calibrated, self.calibration)
                 obs = self.reader.read(frame_bgr, frame_index)
                 moving = False
                 self.lessons.clear()
@@ -443,6 +456,39 @@ def calibrate_from_position(frame_bgr: np.ndarray, calibration: Calibration,
                 continue
         return fitted
     raise ValueError(problem)
+
+
+def locate_again(frame_bgr: np.ndarray, board: str, old: Optional[Calibration]) -> Optional[Calibration]:
+    """The board found in ``frame_bgr`` (None: not found). Found again after ``old``
+    stopped fitting, it keeps ``old``'s orientation (a1 the corner nearest the old a1)
+    and room, unless its stones say otherwise: a grid they turn shows the start
+    position, which teaches its room again."""
+    from .locate import locate_board
+    try:
+        found = locate_board(frame_bgr, board)
+    except BoardNotFoundError:
+        return None
+    if old is None or found.board != old.board:
+        return found
+    kept = _nearest_orientation(found, old)
+    if found.oriented and kept.corners != found.corners:
+        return found
+    return replace(kept, oriented=found.oriented or old.oriented, room=old.room)
+
+
+class _Search(threading.Thread):
+    """One board search (:func:`locate_again`) in a thread of its own: a search costs
+    about a second here when it finds nothing, several on a Pi, and a live table's
+    display and buttons must not wait for it."""
+
+    def __init__(self, board: str, frame_bgr: np.ndarray, old: Optional[Calibration]) -> None:
+        super().__init__(name="fenix-board-search", daemon=True)
+        self.board, self.frame, self.old = board, frame_bgr, old
+        self.found: Optional[Calibration] = None
+        self.start()
+
+    def run(self) -> None:
+        self.found = locate_again(self.frame, self.board, self.old)
 
 
 def _reads_as(obs: Observation, placement: Mapping[str, Tuple[str, int]]) -> np.ndarray:

@@ -419,3 +419,47 @@ def test_a_game_resumed_in_a_dim_room_is_seen_and_recorded_on(tmp_path, dim_maro
         table.feed(frame, i)
     assert len(store.moves(game_id)) == 31 and table.referee.position == after
     store.close()
+
+
+def test_a_live_tables_loop_keeps_turning_while_the_board_is_searched_for(monkeypatch):
+    """On a live camera the board search runs beside the loop: the display is drawn and
+    requests are carried out while it goes on, and the board it finds is then read."""
+    from fenix_tools.sim import SceneParams, render_frame
+    from fenix_table.rules import Position
+    from fenix_table.vision import locate
+
+    go_on = threading.Event()
+    real = locate.locate_board
+
+    def slow(frame, board="auto", *args, **kwargs):
+        assert go_on.wait(30)
+        return real(frame, board, *args, **kwargs)
+
+    monkeypatch.setattr(locate, "locate_board", slow)
+    frame = render_frame(Position.start("9x9").stacks(), "9x9", SceneParams(yaw_deg=20.0),
+                         np.random.default_rng(2))[0]
+
+    class Camera:
+        def read(self):
+            time.sleep(0.01)
+            return frame.copy()
+
+        def close(self):
+            pass
+
+    class CountingScreen:
+        draws = 0
+
+        def poll(self, table):
+            return []
+
+        def draw(self, table, changed, camera=True):
+            self.draws += 1
+            if self.draws == 20:
+                go_on.set()              # twenty turns of the loop while the search waited
+
+    screen = CountingScreen()
+    table = Table(GameSetup(size="9x9"), live=True)
+    seen = lambda: table.result is not None and table.result.status == "ok"
+    assert run(table, FrameGrabber(Camera), screen=screen, stop=seen, max_seconds=60) == "stopped"
+    assert seen() and screen.draws > 20

@@ -55,6 +55,47 @@ def test_a_search_in_vain_waits_for_a_new_still_picture(monkeypatch):
     assert len(searched) == 4
 
 
+def test_a_live_tables_search_goes_on_apart_while_frames_keep_coming(monkeypatch):
+    """With ``search_apart`` (a live camera) the board search runs in its own thread: the
+    frames that come meanwhile are answered at once, as no board yet, and the board it
+    finds is read from the next frame on. So is a bumped camera's board found again,
+    with the room's colours and orientation kept."""
+    import threading
+
+    from fenix_table.vision import locate
+
+    searched, go_on = [], threading.Event()
+    real = locate.locate_board
+
+    def held(frame, board="auto", *args, **kwargs):
+        searched.append(frame)
+        assert go_on.wait(30)
+        return real(frame, board, *args, **kwargs)
+
+    monkeypatch.setattr(locate, "locate_board", held)
+    rng = np.random.default_rng(6)
+    scene = SceneParams(yaw_deg=30.0)
+    layout = Position.start("9x9").stacks()
+    frame = render_frame(layout, "9x9", scene, rng)[0]
+    vision = Vision(stable_frames=1, check_every=1, search_apart=True)
+    for i in range(5):
+        assert vision.process(frame, i).status == "board_not_found"   # not waiting for the search
+    assert len(searched) == 1
+    go_on.set()
+    vision._searching.join(30)
+    first = vision.process(frame, 5)
+    assert first.status == "ok" and first.calibration.oriented and first.calibration.room is not None
+    go_on.clear()
+    bumped = render_frame(layout, "9x9", replace(scene, yaw_deg=34.0, offset=(0.5, 0.2)), rng)[0]
+    vision.process(bumped, 6)                      # the start frame's calibration reset the count
+    assert vision.process(bumped, 7).status == "board_not_found" and len(searched) == 2
+    go_on.set()
+    vision._searching.join(30)
+    again = vision.process(bumped, 8)
+    assert again.status == "ok" and again.calibration.corners != first.calibration.corners
+    assert again.calibration.oriented and again.calibration.room == first.calibration.room
+
+
 def test_sequence_calibrates_waits_for_stillness_and_sees_hands():
     rng = np.random.default_rng(4)
     scene = SceneParams(yaw_deg=200.0, tilt_deg=5.0, light_color=(0.8, 0.95, 1.1),
