@@ -93,13 +93,19 @@ class Tally:
         self.by: Dict[str, List[int]] = {}
         self.confusion: Dict[Tuple[str, str], int] = {}
         self.rooms: Dict[int, List[int]] = {}        # room seed: [wrong, cells]
+        self.turned = 0     # frames read through a grid oriented with a1 on another corner
 
     def add(self, obs, cal: Calibration, truth: Dict) -> None:
+        """Count ``obs``'s colours, each cell against the true cell nearest its centre (a
+        grid turned against the board's names still reads its colours; that is counted
+        apart, as ``turned``, when the grid claims to know its a1)."""
         names, centres = true_centres(truth)
         covered = set(truth.get("hand_cells", ()))
         self.frames += 1
+        misnamed = 0
         for name, (x, y) in cal.cell_centres().items():
             tname = names[int(np.argmin(((centres - (x, y)) ** 2).sum(axis=1)))]
+            misnamed += tname != name
             if tname in covered:
                 continue
             colour = truth["placement"].get(tname, ["empty"])[0]
@@ -117,12 +123,14 @@ class Tally:
                 e = self.by.setdefault(key, [0, 0])
                 e[0] += bad
                 e[1] += 1
+        self.turned += bool(cal.oriented and 2 * misnamed > len(names))
 
     def line(self, label: str) -> str:
         pct = lambda a, b: 100.0 * a / b if b else float("nan")
         conf = ", ".join(f"{t}->{s} {n}" for (t, s), n in sorted(self.confusion.items(), key=lambda kv: -kv[1]))
         return (f"{label}: colour errors {self.wrong} of {self.cells} cells ({pct(self.wrong, self.cells):.3f}%) "
-                f"in {self.frames} frames" + (f" [{conf}]" if conf else "") + self.spread())
+                f"in {self.frames} frames" + (f" [{conf}]" if conf else "") + self.spread()
+                + f"; a1 on another corner of an oriented grid in {self.turned} frames")
 
     def spread(self) -> str:
         """How far the figure could move with other rooms of the same kinds: the 90% interval
