@@ -116,7 +116,8 @@ class CameraConfig:
 class BoardConfig:
     #: Which board side is used: ``auto`` lets vision recognise it.
     side: str = _choice("auto", "auto", "9x9", "7x8")
-    #: Calibration file; empty: vision's default location.
+    #: Calibration file; empty: the one ``fenix-table calibrate`` saves by default (the user
+    #: configuration folder), when there is one.
     calibration: str = _path("")
 
 

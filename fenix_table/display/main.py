@@ -3,6 +3,7 @@ screen together and hand them to the table driver (:func:`fenix_table.table.run`
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Optional
 
@@ -99,6 +100,10 @@ def run_table(args, config) -> int:
         tags=(("Event", RUN_EVENT),), **computer_setup(getattr(args, "computer", None), config))
     calibration = None
     calibration_file = args.calibration or (config.board.calibration if config is not None else "")
+    if not calibration_file:
+        # Where ``fenix-table calibrate`` saves by default.
+        from ..vision.cli import default_calibration_path
+        calibration_file = default_calibration_path() if os.path.exists(default_calibration_path()) else ""
     if calibration_file:
         from ..vision import Calibration
         calibration = Calibration.load(calibration_file)

@@ -20,6 +20,7 @@ import shutil
 import sqlite3
 import tomllib
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -231,7 +232,10 @@ def run_with(tmp_path_factory, camera_folder):
     return run
 
 
-def _run_table(config_path: Path) -> Run:
+def _run_table(config_path: Path, config_home: Optional[Path] = None) -> Run:
+    """``fenix-table run`` with the configuration file ``config_path``; the user
+    configuration folder (where ``calibrate`` saves) is ``config_home``, by default an
+    empty one: never the user's own."""
     import fenix_table.table as table_module
     from fenix_table.cli import build_parser
     from fenix_table.config import load_config
@@ -292,6 +296,7 @@ def _run_table(config_path: Path) -> Run:
         mp.setenv("SDL_VIDEODRIVER", "dummy")
         mp.setenv("SDL_AUDIODRIVER", "dummy")
         mp.setenv("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        mp.setenv("XDG_CONFIG_HOME", str(config_home or config_path.parent / "user-config"))
         for name in ("DISPLAY", "WAYLAND_DISPLAY", "NOTIFY_SOCKET"):
             mp.delenv(name, raising=False)   # a Pi console, no desktop, not under systemd
         # SDL's dummy driver is the screen here (open_screen refuses headless drivers).
@@ -361,6 +366,22 @@ def test_board_calibration_is_where_vision_starts(run_with, base, tmp_path):
     assert calibrated.calibration_at_start.corners == corners
     with pytest.raises(ConfigError, match="calibration .*missing.json: no such file"):
         run_with({"board": {"calibration": str(tmp_path / "missing.json")}})
+
+
+def test_board_calibration_left_empty_is_where_calibrate_saved(base, camera_folder, tmp_path):
+    """``fenix-table calibrate`` saves to the user configuration folder by default; a
+    configuration that names no calibration file starts vision from that one."""
+    from fenix_table.vision import Calibration
+
+    corners = ((100.0, 400.0), (540.0, 400.0), (520.0, 80.0), (120.0, 80.0))
+    home = tmp_path / "home-config"
+    (home / "fenix-table").mkdir(parents=True)
+    Calibration.from_corners("7x8", (640, 480), corners).save(str(home / "fenix-table" / "calibration.json"))
+    config = tmp_path / "config.toml"
+    config.write_text(config_text({"camera": {"source": str(camera_folder)},
+                                   "record": {"database": "games.sqlite3"}}), encoding="utf-8")
+    assert base.calibration_at_start is None
+    assert _run_table(config, config_home=home).calibration_at_start.corners == corners
 
 
 # Hand-written positions (FPN): Red's King walled in by black soldiers it cannot jump;
