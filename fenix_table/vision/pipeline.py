@@ -93,8 +93,8 @@ class VisionResult:
 class Vision:
     """Per-frame pipeline; see the module docstring.
 
-    ``board`` is "auto", "9x9" or "7x8"; ``calibration`` a saved one to start from (it is
-    still re-located if it stops fitting); ``stable_frames`` the still frames needed for a
+    ``board`` is "auto", "9x9" or "7x8"; ``calibration`` a saved one to start from (checked
+    on the first frame, and re-located when it does not fit); ``stable_frames`` the still frames needed for a
     stable observation; ``search_apart``: search for the board in a thread of its own (a
     live camera; a recording's frames must each be read, so it waits).
 
@@ -156,6 +156,8 @@ class Vision:
         self._pointed: Optional[Tuple[float, float]] = None
         if calibration is not None:
             self._use(calibration)
+            # A saved grid is checked on the first frame: the camera may have moved since.
+            self.frames_since_check = check_every
 
     def _use(self, calibration: Calibration, previous: Optional[Calibration] = None) -> None:
         """Read through ``calibration`` from now on (``previous``: the grid it replaces)."""

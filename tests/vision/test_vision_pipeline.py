@@ -143,6 +143,21 @@ def test_a_bumped_camera_is_found_again_and_keeps_the_rooms_colours():
     assert {c: col for c, (col, _) in last.stable.placement().items()} == {c: col for c, (col, _) in moved.items()}
 
 
+def test_a_saved_calibration_the_camera_moved_from_is_found_again_on_the_first_frame():
+    """A calibration file saved before the camera was moved: its grid is checked on the
+    first frame, not read through for a while, and the board found again keeps the room."""
+    rng = np.random.default_rng(6)
+    scene = SceneParams(yaw_deg=30.0)
+    layout = Position.start("9x9").stacks()
+    saved = Vision().process(render_frame(layout, "9x9", scene, rng)[0], 0).calibration
+    assert saved.room is not None
+    moved = render_frame(layout, "9x9", replace(scene, yaw_deg=50.0, offset=(1.0, 0.5)), rng)[0]
+    result = Vision(calibration=saved).process(moved, 0)
+    assert result.status == "ok" and result.calibration.corners != saved.corners
+    assert result.calibration.room == saved.room
+    assert all(result.observation.cells[c].color == v[0] for c, v in layout.items())
+
+
 def test_a_given_calibration_of_another_board_is_refused():
     from fenix_table.vision.types import Calibration
     cal = Calibration("9x9", (640, 480), ((0, 0), (100, 0), (100, 100), (0, 100)))
