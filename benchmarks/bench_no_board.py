@@ -81,7 +81,7 @@ def main(argv=None) -> int:
                     t0 = clock()
                     result = vision.process(frame, i)
                     per_frame.append(clock() - t0)
-                    found += result.status != "board_not_found"
+                    found += result.status not in ("board_not_found", "searching")
                     time.sleep(0.03 if apart else 0.0)     # a live camera's frame interval
                 if vision._searching is not None:
                     vision._searching.join()

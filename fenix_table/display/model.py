@@ -499,11 +499,12 @@ class TableModel:
         return tuple(fixes)
 
     def camera_problem(self) -> Optional[str]:
-        """``"camera_lost"``, ``"board_not_found"``, ``"hand"`` or None (most serious first)."""
+        """``"camera_lost"``, ``"board_not_found"``, ``"searching"`` (for the board: not
+        found yet, not given up), ``"hand"`` or None (most serious first)."""
         if not self.view.camera_ok:
             return "camera_lost"
         if not self.view.board_found:
-            return "board_not_found"
+            return "searching" if self.view.searching else "board_not_found"
         if self.view.hand:
             return "hand"
         return None

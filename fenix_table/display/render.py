@@ -444,10 +444,12 @@ class Renderer:
             hint = pygame.Rect(box.x + 12, box.centery, box.w - 24, box.h // 2 - 8)
             self._paragraph(surface, tr.ui(problem + "_hint"), layout.font_px("text"), hint,
                             (255, 255, 255), "camera_hint", drawn, centred=True)
-        elif problem == "hand":
+        elif problem in ("hand", "searching"):
+            # A passing state, no fault: a strip, not a cover over the board.
             strip = pygame.Rect(rect.x, rect.y, rect.w, layout.font_px("heading") + 12)
-            pygame.draw.rect(surface, (250, 220, 60), strip, border_radius=6)
-            self._text(surface, tr.ui("hand"), layout.font_px("heading"), (0, 0, 0),
+            pygame.draw.rect(surface, (250, 220, 60) if problem == "hand" else (150, 190, 230), strip,
+                             border_radius=6)
+            self._text(surface, tr.ui(problem), layout.font_px("heading"), (0, 0, 0),
                        centre=strip.center, role="camera_state", drawn=drawn)
         if model.game_over is not None and not problem:
             g = model.game_over

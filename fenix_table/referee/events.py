@@ -146,13 +146,15 @@ class Notice(Event):
 
 @dataclass(frozen=True)
 class BoardView(Event):
-    """The camera's state: board found, hand over the board, covered cells."""
+    """The camera's state: board found (or, while not, ``searching``: a search for it under
+    way), hand over the board, covered cells."""
 
     kind: ClassVar[str] = "board_view"
     board_found: bool
     hand: bool
     occluded_cells: Tuple[str, ...] = ()
     camera_ok: bool = True
+    searching: bool = False
 
 
 @dataclass(frozen=True)

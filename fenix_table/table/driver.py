@@ -213,7 +213,8 @@ class Table:
             self.new_game(dataclasses.replace(self.setup, size=result.calibration.board))
         obs = result.observation
         changed = self.camera(True)
-        view = ev.BoardView(board_found=result.status != "board_not_found",
+        view = ev.BoardView(board_found=result.status not in ("board_not_found", "searching"),
+                            searching=result.status == "searching",
                             hand=result.status == "hand",
                             occluded_cells=tuple(sorted(obs.occluded_cells)))
         if view != self._view:   # the camera's state is published when it changes
@@ -245,7 +246,8 @@ class Table:
         last = self._view if ok else None
         event = ev.BoardView(board_found=bool(last is not None and last.board_found),
                              hand=bool(last is not None and last.hand),
-                             occluded_cells=last.occluded_cells if last else (), camera_ok=ok)
+                             occluded_cells=last.occluded_cells if last else (), camera_ok=ok,
+                             searching=bool(last is not None and last.searching))
         self._view = event if ok else None
         return self._emit([event])
 

@@ -7,8 +7,8 @@
   none is not run again until the picture has changed and is still again, or every
   :data:`SEARCH_AGAIN` frames (a search in vain costs about a second here and several on
   a Pi). For a live camera (``search_apart``) the search runs in a thread of its own and
-  the frames meanwhile come out as ``board_not_found``: the display and the buttons do
-  not wait for it, and the camera's frames would be dropped anyway;
+  the frames meanwhile come out as ``searching``: the display and the buttons do not wait
+  for it, and the camera's frames would be dropped anyway;
 * every ``check_every`` frames without a hand, check that the grid still fits the image
   (the camera or the board may have been bumped) and re-locate when it does not, keeping
   the colour model and the orientation (a1 stays the corner nearest the old a1);
@@ -56,7 +56,7 @@ from .hands import cell_motion, margin_motion
 from .stability import StabilityFilter
 from .types import Calibration, Observation
 
-STATUSES = ("ok", "board_not_found", "hand", "moving")
+STATUSES = ("ok", "board_not_found", "searching", "hand", "moving")
 LESSONS = 6               # confirmed frames the room is learned from (the latest ones)
 LESSON_AGREEMENT = 0.95   # share of cells the frame must already read as confirmed
 ROUGH_AGREEMENT = 0.8     # share of cells a frame must already read as the expected position (one way)
@@ -180,11 +180,12 @@ class Vision:
             self._run = (None, None)
 
     def _not_found(self, frame_index: int) -> VisionResult:
+        """No board in this frame: none found, or (``searching``) a search for it under way."""
         self.filter.reset()
         self._last = None
         board = self.board if self.board != "auto" else (self.calibration.board if self.calibration else "auto")
         obs = Observation(board, {}, False, (), False, frame_index)
-        return VisionResult(obs, None, None, "board_not_found")
+        return VisionResult(obs, None, None, "board_not_found" if self._searching is None else "searching")
 
     def _search(self, frame_bgr: np.ndarray, old: Optional[Calibration]) -> bool:
         """Search ``frame_bgr`` for the board (``old``: the grid that stopped fitting, whose

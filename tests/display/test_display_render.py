@@ -159,6 +159,7 @@ def test_camera_states_are_unmissable():
     _, model = play(CHAIN)
     for view, text in ((BoardView(board_found=True, hand=False, camera_ok=False), "Camera lost"),
                        (BoardView(board_found=False, hand=False), "Board not found"),
+                       (BoardView(board_found=False, hand=False, searching=True), "Looking for the board…"),
                        (BoardView(board_found=True, hand=True), "Hand over the board")):
         model.apply(view)
         _, _, drawn = draw(model)

@@ -456,10 +456,13 @@ def test_a_live_tables_loop_keeps_turning_while_the_board_is_searched_for(monkey
         def draw(self, table, changed, camera=True):
             self.draws += 1
             if self.draws == 20:
+                problems.append(table.model.camera_problem())
                 go_on.set()              # twenty turns of the loop while the search waited
 
-    screen = CountingScreen()
-    table = Table(GameSetup(size="9x9"), live=True)
+    screen, problems = CountingScreen(), []
+    table = Table(GameSetup(size="9x9"), model=TableModel(), live=True)
     seen = lambda: table.result is not None and table.result.status == "ok"
     assert run(table, FrameGrabber(Camera), screen=screen, stop=seen, max_seconds=60) == "stopped"
     assert seen() and screen.draws > 20
+    assert problems == ["searching"]             # not "board not found": it is looking
+    assert table.model.camera_problem() is None

@@ -79,7 +79,7 @@ def test_a_live_tables_search_goes_on_apart_while_frames_keep_coming(monkeypatch
     frame = render_frame(layout, "9x9", scene, rng)[0]
     vision = Vision(stable_frames=1, check_every=1, search_apart=True)
     for i in range(5):
-        assert vision.process(frame, i).status == "board_not_found"   # not waiting for the search
+        assert vision.process(frame, i).status == "searching"   # not waiting for the search
     assert len(searched) == 1
     go_on.set()
     vision._searching.join(30)
@@ -88,7 +88,7 @@ def test_a_live_tables_search_goes_on_apart_while_frames_keep_coming(monkeypatch
     go_on.clear()
     bumped = render_frame(layout, "9x9", replace(scene, yaw_deg=34.0, offset=(0.5, 0.2)), rng)[0]
     vision.process(bumped, 6)                      # the start frame's calibration reset the count
-    assert vision.process(bumped, 7).status == "board_not_found" and len(searched) == 2
+    assert vision.process(bumped, 7).status == "searching" and len(searched) == 2
     go_on.set()
     vision._searching.join(30)
     again = vision.process(bumped, 8)
