@@ -94,9 +94,9 @@ class Vision:
     """Per-frame pipeline; see the module docstring.
 
     ``board`` is "auto", "9x9" or "7x8"; ``calibration`` a saved one to start from (checked
-    on the first frame, and re-located when it does not fit); ``stable_frames`` the still frames needed for a
-    stable observation; ``search_apart``: search for the board in a thread of its own (a
-    live camera; a recording's frames must each be read, so it waits).
+    on the first frame, and re-located when it does not fit); ``stable_frames`` the still
+    frames needed for a stable observation; ``search_apart``: search for the board in a
+    thread of its own (a live camera; a recording's frames must each be read, so it waits).
 
     >>> vision = Vision(stable_frames=3)                          # doctest: +SKIP
     >>> for i, frame in enumerate(open_source("0")):              # doctest: +SKIP
@@ -195,7 +195,7 @@ class Vision:
         if self.search_apart:
             self._searching = _Search(self.board, frame_bgr.copy(), old)
             return False
-        return self._found(locate_again(frame_bgr, self.board, old), frame_bgr, old)
+        return self._found(_locate_again(frame_bgr, self.board, old), frame_bgr, old)
 
     def _found(self, found: Optional[Calibration], searched_bgr: np.ndarray, old: Optional[Calibration]) -> bool:
         """Take what a search of ``searched_bgr`` found, or remember that picture as
@@ -461,7 +461,7 @@ def calibrate_from_position(frame_bgr: np.ndarray, calibration: Calibration,
     raise ValueError(problem)
 
 
-def locate_again(frame_bgr: np.ndarray, board: str, old: Optional[Calibration]) -> Optional[Calibration]:
+def _locate_again(frame_bgr: np.ndarray, board: str, old: Optional[Calibration]) -> Optional[Calibration]:
     """The board found in ``frame_bgr`` (None: not found). Found again after ``old``
     stopped fitting, it keeps ``old``'s orientation (a1 the corner nearest the old a1)
     and room, unless its stones say otherwise: a grid they turn shows the start
@@ -480,7 +480,7 @@ def locate_again(frame_bgr: np.ndarray, board: str, old: Optional[Calibration]) 
 
 
 class _Search(threading.Thread):
-    """One board search (:func:`locate_again`) in a thread of its own: a search costs
+    """One board search (:func:`_locate_again`) in a thread of its own: a search costs
     about a second here when it finds nothing, several on a Pi, and a live table's
     display and buttons must not wait for it."""
 
@@ -491,7 +491,7 @@ class _Search(threading.Thread):
         self.start()
 
     def run(self) -> None:
-        self.found = locate_again(self.frame, self.board, self.old)
+        self.found = _locate_again(self.frame, self.board, self.old)
 
 
 def _reads_as(obs: Observation, placement: Mapping[str, Tuple[str, int]]) -> np.ndarray:
