@@ -31,6 +31,10 @@ measure whatever reader and locator the package has:
   that resumes the game runs it: told the game's position (:meth:`Vision.expect`), and
   as before that, with only the start position to learn the room from; in how many rooms
   the room was learned, and the still readings against the truth;
+* the later position (rooms rendered with one: a few plies after the game frame, last):
+  its still reading at the table (after the start frame's room and the game board the
+  referee confirmed) and after a restart (with the room the game frame taught): frames
+  that taught nothing, read with what others taught;
 * locating time per frame (one core).
 
     python benchmarks/bench_vision_pbr.py [--root /work/data/pbr] [--render ROOMS] [--split eval|train|tune]
@@ -192,16 +196,19 @@ def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[Tuple[float,
 SHOWN = 6      # times the table is shown each frame (a still board for the stability filter)
 
 
-def at_the_table(room: Dict, still: Tally, taken: List[str]) -> Tuple[bool, bool, bool]:
+def at_the_table(room: Dict, still: Tally, taken: List[str], later: Tally) -> Tuple[bool, bool, bool, bool]:
     """The room's frames through :class:`Vision`, as the table runs it on a camera: the
-    start frame, the game frame, then the hand frame if any, each shown :data:`SHOWN`
-    times. Whether the start and the game boards came out as still observations and the
-    start frame calibrated; the game board's stable reading is added to ``still``; a
+    start frame, the game frame, the hand frame if any, then the later position, each
+    shown :data:`SHOWN` times. Once the game board is still, the referee confirms it
+    (:meth:`Vision.learn`, which takes it only when the board reads nearly all as the
+    position). Whether the start and the game boards came out as still observations,
+    the start frame calibrated and the game board was taken as a lesson. The game
+    board's still reading is added to ``still``, the later position's to ``later``; a
     hand frame whose hand covers cells and that came out as a still board is added to
     ``taken`` (a hand beside the board hides nothing: its board may well be read)."""
     vision = Vision()
-    seen = {}
-    for i, kind in enumerate(k for k in ("start", "game", "hand") if k in room):
+    seen, confirmed = {}, False
+    for i, kind in enumerate(k for k in ("start", "game", "hand", "later") if k in room):
         bgr, truth = room[kind]
         stable = None
         for n in range(SHOWN):
@@ -212,16 +219,20 @@ def at_the_table(room: Dict, still: Tally, taken: List[str]) -> Tuple[bool, bool
             calibrated = vision.calibration is not None and vision.calibration.room is not None
         if kind == "game" and stable is not None:
             still.add(stable, vision.calibration, truth)
+            confirmed = vision.learn({c: (col, h) for c, (col, h) in truth["placement"].items()})
         if kind == "hand" and stable is not None and truth.get("hand_cells"):
             taken.append(truth["name"])
-    return seen["start"] is not None, seen["game"] is not None, calibrated
+        if kind == "later" and stable is not None:
+            later.add(stable, vision.calibration, truth)
+    return seen["start"] is not None, seen["game"] is not None, calibrated, confirmed
 
 
-def after_a_restart(room: Dict, told: bool, still: Tally) -> Optional[bool]:
+def after_a_restart(room: Dict, told: bool, still: Tally, later: Tally) -> Optional[bool]:
     """The room's game frame shown :data:`SHOWN` times to a fresh :class:`Vision`, as after
     a restart: ``told`` the game's position, as the table tells it, or not (the start
-    position is all it may learn from). Its still reading is added to ``still``. Whether
-    the room was learned; None when the rendered placement is no position."""
+    position is all it may learn from); then the later position, if rendered. The game
+    frame's still reading is added to ``still``, the later one's to ``later``. Whether the
+    room was learned; None when the rendered placement is no position."""
     bgr, truth = room["game"]
     try:
         position = Position.from_placement(truth["board"], {c: (col, h) for c, (col, h)
@@ -231,12 +242,16 @@ def after_a_restart(room: Dict, told: bool, still: Tally) -> Optional[bool]:
     vision = Vision()
     if told:
         vision.expect(position)
-    stable = None
-    for n in range(SHOWN):
-        stable = vision.process(bgr, n).stable or stable
-    if stable is not None:
-        still.add(stable, vision.calibration, truth)
-    return vision.reader is not None and vision.reader.calibrated
+    for i, kind in enumerate(k for k in ("game", "later") if k in room):
+        bgr, truth = room[kind]
+        stable = None
+        for n in range(SHOWN):
+            stable = vision.process(bgr, SHOWN * i + n).stable or stable
+        if stable is not None:
+            (still if kind == "game" else later).add(stable, vision.calibration, truth)
+        if kind == "game":
+            learned = vision.reader is not None and vision.reader.calibrated
+    return learned
 
 
 def run(root: Optional[str], split: str = "eval") -> Dict:
@@ -245,8 +260,9 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
     times: List[Tuple[float, float]] = []
     plain, calibrated, exact, exact_cal, still = Tally(), Tally(), Tally(), Tally(), Tally()
     rooms = calibrations = 0
-    table = {"start": 0, "game": 0, "calibrated": 0, "hands": 0, "taken": []}
-    restart = {True: [0, 0, Tally()], False: [0, 0, Tally()]}   # told: [rooms, learned, still readings]
+    table = {"start": 0, "game": 0, "calibrated": 0, "confirmed": 0, "hands": 0, "taken": [], "later": Tally()}
+    # told: [rooms, learned, the game's still readings, the later position's]
+    restart = {True: [0, 0, Tally(), Tally()], False: [0, 0, Tally(), Tally()]}
     families = set()
     for room in dataset.rooms(split, root):
         if "start" not in room or "game" not in room:
@@ -254,7 +270,9 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
         rooms += 1
         start_bgr, start_truth = room["start"]
         families.add(start_truth["family"])
-        located = {kind: locate(bgr, truth, tallies, times) for kind, (bgr, truth) in room.items()}
+        # (The later position is read at the table only: the located figures stay those of
+        # the sets before it was rendered.)
+        located = {kind: locate(bgr, truth, tallies, times) for kind, (bgr, truth) in room.items() if kind != "later"}
         start_placement = {c: (col, h) for c, (col, h) in start_truth["placement"].items()}
         cal_start = None
         if located["start"] is not None:
@@ -279,13 +297,14 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
             true_cal = dataset.calibration(truth)
             exact.add(CellReader(true_cal).read(bgr), true_cal, truth)
             exact_cal.add(CellReader(true_start).read(bgr), true_start, truth)
-        saw_start, saw_game, fitted = at_the_table(room, still, table["taken"])
+        saw_start, saw_game, fitted, confirmed = at_the_table(room, still, table["taken"], table["later"])
         table["start"] += saw_start
         table["game"] += saw_game
         table["calibrated"] += fitted
+        table["confirmed"] += confirmed
         table["hands"] += "hand" in room and bool(room["hand"][1].get("hand_cells"))
         for told, tally in restart.items():
-            learned = after_a_restart(room, told, tally[2])
+            learned = after_a_restart(room, told, tally[2], tally[3])
             if learned is not None:
                 tally[0] += 1
                 tally[1] += learned
@@ -379,11 +398,15 @@ def main(argv: Sequence[str] = ()) -> int:
           f"{len(tb['taken'])} of {tb['hands']}"
           + (f" ({' '.join(tb['taken'])})" if tb["taken"] else ""))
     print(r["still"].line("at the table, the game position's still reading"))
-    for told, (rooms, learned, tally) in sorted(r["restart"].items()):
+    print(f"at the table, the game position taken as a lesson (Vision.learn, as the referee confirms it) in "
+          f"{tb['confirmed']} rooms; the later position seen still in {tb['later'].frames}")
+    print(tb["later"].line("at the table, the later position's still reading"))
+    for told, (rooms, learned, tally, later) in sorted(r["restart"].items()):
         how = "told the game's position" if told else "only the start position to learn from"
         print(f"after a restart, {how}: room learned in {learned} of {rooms} rooms, game position seen still "
-              f"{tally.frames} times")
-        print(tally.line(f"after a restart, {how}, the still reading"))
+              f"{tally.frames} times, the later position {later.frames} times")
+        print(tally.line(f"after a restart, {how}, the game position's still reading"))
+        print(later.line(f"after a restart, {how}, the later position's still reading"))
     if args.breakdown:
         print("out of the box by kind: " + r["plain"].breakdown())
         print("exact grid by kind: " + r["exact"].breakdown())

@@ -80,6 +80,8 @@ def test_tune_split_draws_its_own_kinds_in_rooms_of_known_layout():
     # A tune room is read as the table reads a game: a start frame, then the game.
     frames = make.plan("tune", make.room_seed("tune", 1, 0))
     assert [f["stage"] for f in frames[:2]] == ["start", frames[1]["stage"]] and frames[1]["stage"] != "start"
+    # Last, a position a few plies on: what the table reads with the room the game taught.
+    assert frames[-1]["stage"] == "later" and frames[-1]["name"].endswith("-later")
     # Its kinds are drawable rooms: a tune-only light, table and finish each.
     room = draw_room(np.random.default_rng(1), "9x9", Family("wood_walnut", "desk_dusk", "polished"))
     assert room.look.roughness < 0.031 and room.table_rough > 0 and room.exposure_ev < 0
@@ -291,3 +293,39 @@ def test_a_wide_barrel_lens_that_folds_before_the_corners_is_drawn_again():
     folding = LensCamera(room.camera.R, room.camera.C, 1280 / 2 / np.tan(np.radians(37.5)), (1280, 960),
                          k1=-0.16, k2=-0.02)
     assert not folding.covers_frame()
+
+
+def test_the_later_position_is_the_game_played_on_by_a_few_legal_plies():
+    import random
+
+    from fenix_table.rules import Game, Position
+    from fenix_table.rules.options import OFFICIAL
+    from fenix_tools.pbr.scene import game_position, later_position
+
+    for seed in range(6):
+        game = game_position("9x9", random.Random(seed), "midgame")
+        later = later_position(game, random.Random(seed), plies=(2, 2))
+        assert later != game and later.stacks() != game.stacks()
+        # Two legal plies from the game position lead to it.
+        assert any(_after(game, first, later) for first in Game(game, OFFICIAL).legal_moves())
+        assert later_position(game, random.Random(seed), plies=(2, 2)) == later   # from its seed
+    start = Position.start("7x8")
+    assert later_position(start, random.Random(1), plies=(0, 0)) == start
+
+
+def _after(position, first, target):
+    from fenix_table.rules import Game
+    from fenix_table.rules.options import OFFICIAL
+
+    game = Game(position, OFFICIAL)
+    game.push(first)
+    return any(_pushed(game.position, second) == target.stacks() for second in game.legal_moves())
+
+
+def _pushed(position, move):
+    from fenix_table.rules import Game
+    from fenix_table.rules.options import OFFICIAL
+
+    game = Game(position, OFFICIAL)
+    game.push(move)
+    return game.position.stacks()

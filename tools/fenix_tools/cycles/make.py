@@ -34,7 +34,7 @@ from fenix_table.board import dimensions
 
 from fenix_tools.pbr import make as pbr_make
 from fenix_tools.pbr.make import count_frames, plan, status, truth_of, write_frame
-from fenix_tools.pbr.scene import Capsule, draw_hand, game_position, lay_stones
+from fenix_tools.pbr.scene import Capsule, draw_hand, game_position, lay_stones, later_position
 
 from . import develop
 from .room import SPLITS, draw_family, draw_room, film, scene_spec, skin, write_face
@@ -79,7 +79,8 @@ def draw_frames(split: str, room_id: int, size: Tuple[int, int]):
         if stage == "same":
             placement, stones = game_layout
         else:
-            placement = game_position(board, prng, stage).stacks()
+            position = later_position(position, prng) if stage == "later" else game_position(board, prng, stage)
+            placement = position.stacks()
             stones = lay_stones(rng, placement, pitch, jitter, stacking)
             if stage != "start":
                 game_layout = (placement, stones)

@@ -24,8 +24,8 @@ import numpy as np
 
 from fenix_table.board import cell_index, cell_names, dimensions
 
-from .scene import (SPLITS, Capsule, Room, draw_family, draw_hand, draw_room, game_position,
-                    hand_cells, lay_stones)
+from .scene import (SPLITS, Capsule, Room, draw_family, draw_hand, draw_room, game_position, hand_cells,
+                    lay_stones, later_position)
 
 DEFAULT_ROOT = "/work/data/pbr"
 SPLIT_BASE = {"train": 0, "eval": 1_000_000_000, "tune": 2_000_000_000}
@@ -42,7 +42,11 @@ def room_seed(split: str, seed: int, index: int, bases: Dict[str, int] = SPLIT_B
 
 
 def plan(split: str, room_id: int) -> List[Dict]:
-    """The frames of one room: name, stage, whether a hand reaches in."""
+    """The frames of one room: name, stage, whether a hand reaches in. An eval or tune
+    room is a game at the table: its start, a position of the game, sometimes a hand over
+    that position, and last a position a few plies later (``later``: what the table reads
+    with the room the game frame taught it; last, so that the frames before it draw what
+    they drew before it existed)."""
     rng = random.Random(room_id)
     name = f"{room_id:010d}"
     if split in ("eval", "tune"):
@@ -50,6 +54,7 @@ def plan(split: str, room_id: int) -> List[Dict]:
                   {"name": f"{name}-game", "stage": rng.choice(["midgame", "midgame", "late", "setup"]), "hand": False}]
         if rng.random() < 0.3:
             frames.append({"name": f"{name}-hand", "stage": "same", "hand": True})
+        frames.append({"name": f"{name}-later", "stage": "later", "hand": False})
         return frames
     stage = rng.choices(STAGES, weights=(2, 1.5, 4.5, 2))[0]
     return [{"name": name, "stage": stage, "hand": rng.random() < 0.25}]
@@ -111,7 +116,7 @@ def make_room(split: str, room_id: int, out_dir: str, *, spp: int, log=print,
             placement, stones = game_layout
             stage = frames[1]["stage"]
         else:
-            position = game_position(board, prng, stage)
+            position = later_position(position, prng) if stage == "later" else game_position(board, prng, stage)
             placement = position.stacks()
             stones = lay_stones(rng, placement, room.look, jitter, stacking)
             if stage != "start":

@@ -350,6 +350,19 @@ def game_position(board: str, rng: random.Random, stage: str) -> Position:
     return game.position
 
 
+def later_position(position: Position, rng: random.Random, plies: Tuple[int, int] = (1, 6)) -> Position:
+    """``position`` played on by a random number of random legal plies (``plies``, both
+    ends included; fewer when the game ends): the board a few moves after the game frame,
+    which the table reads with what that frame taught it."""
+    game = Game(position, OFFICIAL)
+    for _ in range(rng.randint(*plies)):
+        moves = game.legal_moves()
+        if not moves or game.status().over:
+            break
+        game.push(rng.choice(moves))
+    return game.position
+
+
 def lay_stones(rng: np.random.Generator, placement: Placement, look: StoneLook,
                jitter: float, stacking: float) -> List[Disc]:
     """Discs of ``placement`` as put by hand: each stack off its cell centre by up to
