@@ -103,7 +103,8 @@ def run_table(args, config) -> int:
     if not calibration_file:
         # Where ``fenix-table calibrate`` saves by default.
         from ..vision.cli import default_calibration_path
-        calibration_file = default_calibration_path() if os.path.exists(default_calibration_path()) else ""
+        saved = default_calibration_path()
+        calibration_file = saved if os.path.exists(saved) else ""
     if calibration_file:
         from ..vision import Calibration
         calibration = Calibration.load(calibration_file)

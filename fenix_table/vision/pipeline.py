@@ -236,10 +236,8 @@ class Vision:
             self.frames_since_check = 0
             if grid_still_fits(self.calibration, frame_bgr) < REFIT_BELOW:
                 old = self.calibration
-                if self.search_apart:
-                    self.calibration, self.reader = None, None   # nothing to read meanwhile
+                self.calibration, self.reader = None, None     # a board found again replaces it
                 if not self._search(frame_bgr, old):
-                    self.calibration, self.reader = None, None
                     return self._not_found(frame_index)
         self.frames_since_check += 1
 
