@@ -73,12 +73,14 @@ def test_boards_update_live_and_a_click_opens_the_game(broker, site, browser, tm
         assert page.inner_text("#conn") == "live"
         # One stone (circle) per occupied cell of what the page was sent, on both faces.
         for table, size in (("table01", "9x9"), ("table02", "7x8")):
-            state = page.evaluate(f"tables.get('{table}')")
+            # State and drawing read in one call: the games go on meanwhile.
+            state, stones, marks = page.evaluate(
+                "t => [tables.get(t), document.querySelectorAll(`#table-${t} g.stone`).length,"
+                " document.querySelectorAll(`#table-${t} .lastmove`).length]", table)
             assert state["board"] == size
-            stones = page.eval_on_selector_all(f"#table-{table} g.stone", "s => s.length")
             assert stones == len(state["placement"])
             if state["last_move"]:
-                assert page.eval_on_selector_all(f"#table-{table} .lastmove", "s => s.length") >= 2
+                assert marks >= 2
         players = page.inner_text("#table-table01 .players")
         assert "table01 red" in players and "table01 black" in players
         page.click("#table-table02")
