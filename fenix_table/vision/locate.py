@@ -12,7 +12,10 @@ all wider than the kernel. Then, per polarity:
    turned to the board leaves rows of them along both of the board's directions; and,
    when nothing else finds one, with narrower families and without the lines that run
    on to the frame's edge (:func:`_cleared_of_table`): a table's lines a few degrees off
-   the board's crowd its families, and a tiled table's strong grout outvotes its lines.
+   the board's crowd its families, and a tiled table's strong grout outvotes its lines;
+   last, without the ridges of a fine stripe or check all round the board
+   (:func:`_cleared_of_texture`). Before those, a frame with no grid is searched at
+   twice the size, then with a narrower top-hat (thin lines among crowded stones).
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
@@ -62,6 +65,7 @@ class LocateConfig:
 
     work_size: int = 640             # longer image side at which the board is searched
     kernel: int = 9                  # top-hat size at work_size: wider than lines, narrower than stones
+    narrow_kernel: int = 5           # ... when that finds nothing: thin lines among crowded stones
     max_lines: int = 120             # Hough lines kept per polarity
     fine_pattern_run: float = 0.03   # when nothing is found: ridge pieces shorter than this share of
                                      # the shorter side are left out (a fine check's pieces)
@@ -108,6 +112,8 @@ class LocateConfig:
     swap_line: float = 0.2           # a 7x8 grid turns its axes round when its weakest line gains this share
     min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
     straighter: float = 0.6          # ... and so is one that leaves the lines this crooked or more
+    texture_window: int = 15         # a fine pattern: more than this share of ridge pixels
+    texture_density: float = 0.14    # ... in a square this many work pixels wide
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
 
@@ -617,6 +623,19 @@ def _cleared_of_table(lines: np.ndarray, dil: np.ndarray, hough: np.ndarray, con
     mask[np.clip(pts[:, 1], 0, h - 1), np.clip(pts[:, 0], 0, w - 1)] = 1
     mask = cv2.dilate(mask, np.ones((5, 5), np.uint8))
     return np.where(mask > 0, 0, lines).astype(np.float32)
+
+
+def _cleared_of_texture(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """The line image ``lines`` (``smooth``: blurred) without a finely patterned table: where
+    ridges lie closer together than a board's lines and stones' rims ever do
+    (``texture_density`` of the pixels in a ``texture_window`` square), a fine stripe or
+    check fills the frame round the board, and its many long lines outvote the board's in
+    the Hough transform."""
+    ridges = (_ridges(smooth, 80, 0.05) > 0).astype(np.float32)
+    w = config.texture_window
+    dense = cv2.boxFilter(ridges, -1, (w, w)) > config.texture_density
+    dense = cv2.dilate(dense.astype(np.uint8), np.ones((3, 3), np.uint8))
+    return np.where(dense > 0, 0, lines).astype(np.float32)
 
 
 def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0,
@@ -1510,7 +1529,7 @@ def _lab_of(memo: Dict, frame_bgr: np.ndarray, gray: np.ndarray, scale: float) -
 
 
 def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequence[str], kernel: int,
-            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0, clear_table: bool = False):
+            config: LocateConfig, memo: Optional[Dict] = None, min_run: float = 0.0, clear_table=False):
     """Best (score, face, homography, cells along family a, along family b) in a work
     image (``gray``: the frame at ``scale``), or None. Grids that reach out of the frame
     are not taken: their margin, and often a whole line, cannot be checked; nor are grids
@@ -1575,7 +1594,10 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                             memo[ridges] = _ridges(smooth, percentile, floor)
                         memo[found] = _hough(smooth, config, percentile, floor, min_run, memo[ridges])
                     return memo[found]
-                if clear_table:
+                if clear_table == "texture":
+                    cleared = _cleared_of_texture(lines, smooth, config)
+                    memo[key] = _line_families(cleared, _blurred(cleared), config, min_run)
+                elif clear_table:
                     cleared = _cleared_of_table(lines, dil, hough(95, 0.2), config)
                     memo[key] = _line_families(cleared, _blurred(cleared), config, min_run)
                 else:
@@ -1903,7 +1925,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         best, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
-        # has them, else a narrower top-hat so that small stones do not pass for lines.
+        # has them; then a narrower top-hat, so that small stones do not pass for lines.
         if max(h, w) > 1.3 * config.work_size:
             larger, larger_scale = _work_gray(frame_bgr, 2 * config.work_size)
             best = _search(frame_bgr, larger, larger_scale, faces, config.kernel, config)
@@ -1911,8 +1933,10 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
                 best = None
             if best is not None:
                 scale = larger_scale
-        else:
-            best = _search(frame_bgr, gray, scale, faces, 5, config)
+        if best is None:
+            # A narrower top-hat keeps fewer of the dark gaps between crowded stones and
+            # their rims, which in dim or noisy frames drown a board's thin lines.
+            best = _search(frame_bgr, gray, scale, faces, config.narrow_kernel, config)
     last_resort = best is None
     if last_resort:
         # A tiled table's grout or a cloth's stripes a few degrees off the board's lines
@@ -1920,6 +1944,9 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         # strong grout outvotes faint board lines in the Hough transform.
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, family_spread_deg=config.narrow_spread_deg), memo, clear_table=True)
+    if best is None:
+        # A fine stripe or check all round the board: its lines outvote the board's.
+        best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, clear_table="texture")
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best
