@@ -15,7 +15,10 @@ all wider than the kernel. Then, per polarity:
    the board's crowd its families, and a tiled table's strong grout outvotes its lines;
    last, without the ridges of a fine stripe or check all round the board
    (:func:`_cleared_of_texture`). Before those, a frame with no grid is searched at
-   twice the size, then with a narrower top-hat (thin lines among crowded stones).
+   twice the size, or with a narrower top-hat when it has no more pixels; a frame that
+   has them is searched with that top-hat after the table's lines are cleared (thin
+   lines among crowded stones in a dim room). Every search after the first grids
+   found is one the frame would reach with no grid found by the ones before.
 2. Each family is sorted across its direction; pairs of lines become candidate outer
    lines for 7, 8 or 9 cells, allowing up to two outer lines lost under stones or a hand.
    A 1-D check (are the lines in between where even spacing puts them?) keeps the best few.
@@ -1925,7 +1928,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         best, scale = _closer_look(frame_bgr, best, scale, faces, config)
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
-        # has them; then a narrower top-hat, so that small stones do not pass for lines.
+        # has them, else a narrower top-hat so that small stones do not pass for lines.
         if max(h, w) > 1.3 * config.work_size:
             larger, larger_scale = _work_gray(frame_bgr, 2 * config.work_size)
             best = _search(frame_bgr, larger, larger_scale, faces, config.kernel, config)
@@ -1933,9 +1936,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
                 best = None
             if best is not None:
                 scale = larger_scale
-        if best is None:
-            # A narrower top-hat keeps fewer of the dark gaps between crowded stones and
-            # their rims, which in dim or noisy frames drown a board's thin lines.
+        else:
             best = _search(frame_bgr, gray, scale, faces, config.narrow_kernel, config)
     last_resort = best is None
     if last_resort:
@@ -1944,6 +1945,10 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         # strong grout outvotes faint board lines in the Hough transform.
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, family_spread_deg=config.narrow_spread_deg), memo, clear_table=True)
+    if best is None and max(h, w) > 1.3 * config.work_size:
+        # A narrower top-hat keeps fewer of the dark gaps between crowded stones and
+        # their rims, which in dim or noisy frames drown a board's thin lines.
+        best = _search(frame_bgr, gray, scale, faces, config.narrow_kernel, config, memo)
     if best is None:
         # A fine stripe or check all round the board: its lines outvote the board's.
         best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, clear_table="texture")
