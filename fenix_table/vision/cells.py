@@ -26,7 +26,7 @@ from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell
                      frame_labels, layout_labels, sample_median, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, covered_cells, edge_arms, entered_cells, hidden_edge_lines,
-                    margin_changes, margin_look, margin_runs)
+                    hidden_line_cells, margin_changes, margin_look, margin_runs)
 from .types import Calibration, CellReading, Observation
 
 
@@ -534,6 +534,8 @@ class CellReader:
         if look is not None:
             changed = margin_changes(rect.lab, self.width, self.height, rect.ppc, rect.pad, look, hands)
             entered = entered_cells(changed, self.width, self.height, rect.ppc)
+        else:
+            entered = hidden_line_cells(rect.L, self.width, self.height, rect.ppc, rect.pad, hands)
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, hands, changed)
         runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, hands, look)
         score = self._misfit_score(X, None if self.room is None else self.room.means)

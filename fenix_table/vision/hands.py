@@ -293,6 +293,20 @@ def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int
     return runs
 
 
+def hidden_line_cells(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                      cfg: HandConfig = DEFAULT_HANDS, least: float = 0.3) -> Set[int]:
+    """The edge cells (cell_names order) beside which the grid's outer line is hidden
+    (its contrast below ``line_lost`` of the usual, as :func:`hidden_edge_lines` judges
+    it) along at least ``least`` of a cell: where an arm may cross the board's edge when
+    no hand-free look of the room tells where its margin changed. A stone at the edge
+    leaves the line beside it: glare on a glossy stone there fits no class, but is no arm."""
+    contrast = _line_contrast(L, width, height, ppc, pad, cfg)
+    usual = float(row_median(np.concatenate(list(contrast.values()))))
+    if usual <= 1.0:
+        return set()
+    return entered_cells({side: c < cfg.line_lost * usual for side, c in contrast.items()}, width, height, ppc, least)
+
+
 def edge_arms(score: np.ndarray, width: int, height: int, cfg: HandConfig = DEFAULT_HANDS,
               entered: Optional[Set[int]] = None) -> Set[int]:
     """Cells covered by arms seen on the board itself, for arms whose margin strip looks
