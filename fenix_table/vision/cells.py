@@ -22,8 +22,8 @@ import numpy as np
 
 from ..board import cell_index, cell_names, dimensions
 from .classifier import RoomHead, cell_patches, shipped_classifier
-from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, frame_features,
-                     frame_labels, layout_labels, sample_median, shipped_net, softmax)
+from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, colour_plane,
+                     frame_features, frame_labels, layout_labels, sample_median, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, covered_cells, edge_arms, entered_cells, hidden_edge_lines,
                     hidden_line_cells, margin_changes, margin_look, margin_runs)
@@ -536,7 +536,8 @@ class CellReader:
             entered = entered_cells(changed, self.width, self.height, rect.ppc)
         else:
             entered = hidden_line_cells(rect.L, self.width, self.height, rect.ppc, rect.pad, hands)
-        runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad, board_ref, hands, changed)
+        runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad,
+                           _board_plane(corners, self.width, self.height), hands, changed)
         runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, hands, look)
         score = self._misfit_score(X, None if self.room is None else self.room.means)
         if look is not None:
@@ -573,6 +574,13 @@ class CellReader:
             near = np.abs((X[:, None, :] - means[None]) / self.feature_std)[:, :, _MISFIT_FEATURES]
             score = np.minimum(score, near.max(axis=2).min(axis=1))
         return score
+
+
+def _board_plane(corners: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The board's colour as a plane across it (:func:`.colour.colour_plane`), fitted to
+    every cell's corners at the cell's middle (cell coordinates)."""
+    f, r = np.meshgrid(np.arange(width) + 0.5, np.arange(height) + 0.5)
+    return colour_plane(np.stack([f.ravel(), r.ravel()], -1), corners.astype(np.float64))
 
 
 def calibrate_reader(frame_bgr: np.ndarray, calibration: Calibration,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
@@ -425,3 +426,41 @@ def shipped_net(board: str, kind: str = "default") -> Net:
             for k, net in kinds.items():
                 _NETS[(face, k)] = Net.from_json(net)
     return _NETS[(board, kind)]
+
+
+def colour_plane(pts: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """The Lab colour over the board as a plane in board coordinates, (3, 3): row 0 the
+    colour at (0, 0), rows 1 and 2 its change per cell along x and y; fitted to the
+    colours ``col`` (N, 3) at board points ``pts`` (N, 2), NaN left out. A lamp low at
+    one side lights one edge of a board far brighter and warmer than the other: no one
+    colour is the board's then, but its colour changes smoothly across it.
+
+    Stones, their shadows and a hand are not on the plane. From the median colour on,
+    three times: the points far off the last plane (by the typical point's distance
+    from it) are left out and the plane fitted again. Too few points (a board mostly
+    out of view): the median colour, flat."""
+    ok = np.isfinite(col).all(axis=1)
+    plane = np.zeros((3, 3))
+    if ok.sum() < 12:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            plane[0] = np.nanmedian(col.reshape(-1, 3), axis=0)
+        return plane
+    X = np.column_stack([np.ones(ok.sum()), pts[ok]])
+    col = col[ok]
+    plane[0] = np.median(col, axis=0)
+    weight = np.array([0.4, 1.0, 1.0]) ** 2          # lightness counts less (a shadow darkens a side)
+    middle = len(col) // 2
+    for _ in range(3):
+        # (Squared distances, and the middle one by partition: this runs for every grid checked.)
+        off = ((col - X @ plane) ** 2) @ weight
+        keep = off < max(6.25 * float(np.partition(off, middle)[middle]), 16.0)
+        if keep.sum() < 12:
+            break
+        Xk = X[keep]
+        # (The normal equations: a 3x3 solve, many times cheaper than a least-squares routine.)
+        try:
+            plane = np.linalg.solve(Xk.T @ Xk, Xk.T @ col[keep])
+        except np.linalg.LinAlgError:        # the points all on one line: no plane through them
+            break
+    return plane

@@ -69,9 +69,9 @@ DEFAULT_HANDS = HandConfig()
 
 def _unlike_board(lab: np.ndarray, board: np.ndarray, cfg: HandConfig) -> np.ndarray:
     L = lab[..., 0]
-    dc = np.hypot(lab[..., 1] - board[1], lab[..., 2] - board[2])
-    ratio = (L + 2.0) / (board[0] + 2.0)
-    dL = np.abs(L - board[0])
+    dc = np.hypot(lab[..., 1] - board[..., 1], lab[..., 2] - board[..., 2])
+    ratio = (L + 2.0) / (board[..., 0] + 2.0)
+    dL = np.abs(L - board[..., 0])
     return (dc > cfg.chroma) | (((ratio > cfg.brighter) | (ratio < cfg.darker)) & (dL > cfg.min_dL))
 
 
@@ -90,6 +90,21 @@ def _strips(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
         "left": lab[pad:pad + gh, pad - d1:pad - d0].transpose(1, 0, 2),
         "right": lab[pad:pad + gh, pad + gw + d0:pad + gw + d1].transpose(1, 0, 2),
     }
+
+
+def _board_along(board, side: str, length: int, width: int, height: int, ppc: int, cfg: HandConfig) -> np.ndarray:
+    """The board's colour along a side's margin strip, one per pixel along it: ``board``
+    itself when it is one colour, else a colour plane in cell coordinates (3, 3; see
+    :func:`.colour.colour_plane`) taken at the strip's middle depth."""
+    board = np.asarray(board, np.float64)
+    if board.ndim == 1:
+        return board
+    t = (np.arange(length) + 0.5) / ppc
+    depth = 0.5 * (cfg.band[0] + cfg.band[1])
+    across = {"bottom": -depth, "top": height + depth, "left": -depth, "right": width + depth}[side]
+    pts = (np.stack([t, np.full_like(t, across)], -1) if side in ("bottom", "top")
+           else np.stack([np.full_like(t, across), t], -1))
+    return (board[0] + pts @ board[1:]).astype(np.float32)
 
 
 def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
@@ -111,7 +126,8 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     inner = _strips(lab, width, height, ppc, pad, cfg.band)
     outer = _strips(lab, width, height, ppc, pad, cfg.outer_band)
     sides = [side for side, strip in inner.items() if strip.size and side in outer]
-    near = {side: _unlike_board(inner[side], board, cfg).mean(axis=0) > 0.6 for side in sides}
+    near = {side: _unlike_board(inner[side], _board_along(board, side, inner[side].shape[1], width, height, ppc, cfg),
+                                cfg).mean(axis=0) > 0.6 for side in sides}
     # The outer strip's usual look along a side is taken where the inner strip is clear:
     # an arm covering most of a side would otherwise be that side's usual look.
     clear = [outer[side][:, ~near[side]].reshape(-1, 3) for side in sides]

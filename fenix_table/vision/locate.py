@@ -59,6 +59,7 @@ import numpy as np
 from ..errors import BoardNotFoundError
 from ..board import (SIZES, black_camp, cell_index, cell_name, cell_names, check_size, dimensions,
                      light_lines, red_camp, turned, turns_allowed)
+from .colour import colour_plane
 from .types import MAX_K1, Calibration, distort_points, undistort_points
 
 
@@ -1064,46 +1065,8 @@ def _colour_distance(col: np.ndarray, to: np.ndarray) -> np.ndarray:
     return np.sqrt((((col - to) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
 
 
-def _colour_plane(pts: np.ndarray, col: np.ndarray) -> np.ndarray:
-    """The Lab colour over the board as a plane in board coordinates, (3, 3): row 0 the
-    colour at (0, 0), rows 1 and 2 its change per cell along x and y; fitted to the
-    colours ``col`` (N, 3) at board points ``pts`` (N, 2), NaN left out. A lamp low at
-    one side lights one edge of a board far brighter and warmer than the other: no one
-    colour is the board's then, but its colour changes smoothly across it.
-
-    Stones, their shadows and a hand are not on the plane. From the median colour on,
-    three times: the points far off the last plane (by the typical point's distance
-    from it) are left out and the plane fitted again. Too few points (a board mostly
-    out of view): the median colour, flat."""
-    ok = np.isfinite(col).all(axis=1)
-    plane = np.zeros((3, 3))
-    if ok.sum() < 12:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            plane[0] = _nanmedian(col.reshape(-1, 3), axis=0)
-        return plane
-    X = np.column_stack([np.ones(ok.sum()), pts[ok]])
-    col = col[ok]
-    plane[0] = np.median(col, axis=0)
-    weight = np.array([0.4, 1.0, 1.0]) ** 2          # as in :func:`_colour_distance`
-    middle = len(col) // 2
-    for _ in range(3):
-        # (Squared distances, and the middle one by partition: this runs for every grid checked.)
-        off = ((col - X @ plane) ** 2) @ weight
-        keep = off < max(6.25 * float(np.partition(off, middle)[middle]), 16.0)
-        if keep.sum() < 12:
-            break
-        Xk = X[keep]
-        # (The normal equations: a 3x3 solve, many times cheaper than a least-squares routine.)
-        try:
-            plane = np.linalg.solve(Xk.T @ Xk, Xk.T @ col[keep])
-        except np.linalg.LinAlgError:        # the points all on one line: no plane through them
-            break
-    return plane
-
-
 def _colour_at(plane: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """The colour of a :func:`_colour_plane` at board points (..., 2)."""
+    """The colour of a :func:`.colour.colour_plane` at board points (..., 2)."""
     return plane[0] + pts @ plane[1:]
 
 
@@ -1135,7 +1098,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     board where no stone reaches (the cells' corners, 0.12 cells in from the crossings,
     and a strip 0.07-0.27 cells outside the outer lines, where a printed border line
     may run): the board's colour (its median, or under a lamp's gradient the colour its
-    inner cells have there, :func:`_colour_plane`), and flat (wood grain and a cloth's
+    inner cells have there, :func:`.colour.colour_plane`), and flat (wood grain and a cloth's
     weave or checks are not).
 
     Returns, each the worst over lines or sides:
@@ -1237,7 +1200,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     corners = runs[:, :, 0]
     cells = _bare_colours(lab, Hm, corners, lens)                        # (na*nb, 4, 3)
     # The board's colour: its median, or where a lamp's gradient across the board leaves
-    # it (:func:`_colour_plane`), fitted to the inner cells alone: a grid a cell off
+    # it (:func:`.colour.colour_plane`), fitted to the inner cells alone: a grid a cell off
     # has its outer row on the table, and what lies beyond its outer line is judged
     # against the board's colour carried on. The median stays, as a glare in the
     # board's middle or a hand's shadow at one side can tilt the plane.
@@ -1245,7 +1208,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         warnings.simplefilter("ignore", RuntimeWarning)
         ref = _nanmedian(cells.reshape(-1, 3), axis=0)
     inner = ((f > 0) & (f < na - 1) & (r > 0) & (r < nb - 1)).ravel()
-    plane = _colour_plane(corners[inner].reshape(-1, 2), cells[inner].reshape(-1, 3))
+    plane = colour_plane(corners[inner].reshape(-1, 2), cells[inner].reshape(-1, 3))
     refs = (ref, _colour_at(plane, corners))
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
     rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
@@ -1265,7 +1228,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         ink = _nanmedian(ink_colours, axis=0)
-    ink_plane = _colour_plane(crossings, ink_colours)
+    ink_plane = colour_plane(crossings, ink_colours)
     margins, margins_beside = [], []
     for fam, n, span in ((0, na, nb), (1, nb, na)):
         tt = t[t < span]
