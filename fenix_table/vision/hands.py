@@ -10,6 +10,12 @@ shows even when the arm has the face's own look (:func:`hidden_edge_lines`). Fro
 runs, the covered cells are those next to them and every cell reachable from them whose
 look fits none of empty, red and black.
 
+Out of the box the margin is compared with the board's colour as a plane across it
+(fitted to the cells' corners): a lamp near one corner lights the margin there far
+brighter than the board's median, and the plane carries that light on. An edge cell that
+fits no class starts an arm only where the outer line beside it is hidden: an arm over
+the edge hides it, glare on a glossy stone at the edge does not.
+
 A single frame cannot tell an arm from what the room always shows along the edge: a
 lamp's pool of light, a shade's shadow, glare on glossy stones. Once a start frame has
 taught the room, its :class:`MarginLook` (the edge as that hand-free frame showed it)
