@@ -116,8 +116,9 @@ class LocateConfig:
     swap_line: float = 0.2           # a 7x8 grid turns its axes round when its weakest line gains this share
     min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
     straighter: float = 0.6          # ... and so is one that leaves the lines this crooked or more
-    texture_window: int = 15         # a fine pattern: more than this share of ridge pixels
-    texture_density: float = 0.14    # ... in a square this many work pixels wide
+    texture_window: int = 15         # a fine pattern: in a square this many work pixels wide,
+    texture_density: float = 0.14    # ... more than this share of ridge pixels,
+    texture_least: float = 0.2       # ... over this share of the frame at least
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
 
@@ -629,15 +630,19 @@ def _cleared_of_table(lines: np.ndarray, dil: np.ndarray, hough: np.ndarray, con
     return np.where(mask > 0, 0, lines).astype(np.float32)
 
 
-def _cleared_of_texture(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig) -> np.ndarray:
+def _cleared_of_texture(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig) -> Optional[np.ndarray]:
     """The line image ``lines`` (``smooth``: blurred) without a finely patterned table: where
     ridges lie closer together than a board's lines and stones' rims ever do
     (``texture_density`` of the pixels in a ``texture_window`` square), a fine stripe or
     check fills the frame round the board, and its many long lines outvote the board's in
-    the Hough transform."""
+    the Hough transform. None when such a pattern covers less than ``texture_least`` of
+    the frame (a plain table's frame: searching it again would find what the first search
+    found)."""
     ridges = (_ridges(smooth, 80, 0.05) > 0).astype(np.float32)
     w = config.texture_window
     dense = cv2.boxFilter(ridges, -1, (w, w)) > config.texture_density
+    if dense.mean() < config.texture_least:
+        return None
     dense = cv2.dilate(dense.astype(np.uint8), np.ones((3, 3), np.uint8))
     return np.where(dense > 0, 0, lines).astype(np.float32)
 
@@ -1562,7 +1567,8 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     return memo[found]
                 if clear_table == "texture":
                     cleared = _cleared_of_texture(lines, smooth, config)
-                    memo[key] = _line_families(cleared, _blurred(cleared), config, min_run)
+                    memo[key] = (([], np.zeros(2)) if cleared is None else
+                                 _line_families(cleared, _blurred(cleared), config, min_run))
                 elif clear_table:
                     cleared = _cleared_of_table(lines, dil, hough(95, 0.2), config)
                     memo[key] = _line_families(cleared, _blurred(cleared), config, min_run)
