@@ -217,6 +217,17 @@ def test_a_grid_only_the_search_at_twice_the_size_finds_must_fit_crisply_there()
         locate_board(bgr, config=replace(DEFAULT, second_look_fit=0.6, narrow_kernel=DEFAULT.kernel))
 
 
+def board_coordinates(bgr, truth):
+    """The true grid's homography (board -> frame) and every pixel's board coordinates
+    through it (files, ranks; in cells from a1's corner)."""
+    width, height = dimensions(truth.board)
+    box = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    Hm = cv2.getPerspectiveTransform(box, np.float32(truth.corners))
+    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(float)
+    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
+    return Hm, p[..., 0] / p[..., 2], p[..., 1] / p[..., 2]
+
+
 def striped_cloth_frame(seed):
     """A generated 9x9 frame with a cloth painted on its table: a stripe in the lines'
     colour a cell beyond the outer line on both sides across the files, and beyond each
@@ -226,10 +237,7 @@ def striped_cloth_frame(seed):
     scene = replace(random_scene(rng, "9x9", image_size=(1280, 960)), margin=0.6, border_line=0.0,
                     distortion_k1=0.0, hand=False, stray_stones=0)
     bgr, truth = render_frame(random_placement(rng, "9x9"), "9x9", scene, rng)
-    Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [9, 0], [9, 9], [0, 9]]), np.float32(truth.corners))
-    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(float)
-    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
-    across, along = p[..., 0] / p[..., 2], p[..., 1] / p[..., 2]
+    Hm, across, along = board_coordinates(bgr, truth)
     def colour(points):
         q = cv2.perspectiveTransform(np.float32(points)[None], Hm)[0].astype(int)
         return np.median(bgr[q[:, 1], q[:, 0]].astype(float), axis=0)
@@ -394,19 +402,17 @@ def test_faint_grid_lines_beside_a_thick_border_line_are_found(seed):
 
 
 def finely_striped_table_frame(seed, period):
-    """A generated 7x8 frame whose whole table, up to the board's edge, is a fine stripe
-    in the lines' colour (``period`` pixels of the frame; the Cycles renders' striped cloths, frames
+    """A generated 7x8 frame whose whole table, up to the board's edge, is a fine dark
+    stripe (``period`` pixels of the frame; the Cycles renders' striped cloths, frames
     3000100084 and 3000100148 of their train split): hundreds of long straight lines
     round the board."""
     rng = np.random.default_rng(seed)
     scene = replace(random_scene(rng, "7x8", image_size=(1280, 960)), margin=0.5, border_line=0.0,
                     distortion_k1=0.0, hand=False, stray_stones=0)
     bgr, truth = render_frame(random_placement(rng, "7x8"), "7x8", scene, rng)
-    Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [7, 0], [7, 8], [0, 8]]), np.float32(truth.corners))
-    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]].astype(float)
-    p = np.stack([xx, yy, np.ones_like(xx)], -1) @ np.linalg.inv(Hm).T
-    files, ranks = p[..., 0] / p[..., 2], p[..., 1] / p[..., 2]
+    _, files, ranks = board_coordinates(bgr, truth)
     table = (files < -0.55) | (files > 7.55) | (ranks < -0.55) | (ranks > 8.55)
+    yy, xx = np.mgrid[0:bgr.shape[0], 0:bgr.shape[1]]
     stripe = ((xx + 0.6 * yy) % period) < period / 2
     out = bgr.astype(float)
     out[table] = 200.0
