@@ -23,10 +23,10 @@ import numpy as np
 from ..board import cell_index, cell_names, dimensions
 from .classifier import RoomHead, cell_patches, shipped_classifier
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, colour_plane,
-                     frame_features, frame_labels, layout_labels, sample_median, shipped_net, softmax)
+                     frame_features, frame_labels, layout_labels, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
 from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, covered_cells, edge_arms, entered_cells, hidden_edge_lines,
-                    hidden_line_cells, margin_changes, margin_look, margin_runs)
+                    lost_outer_lines, margin_changes, margin_look, margin_runs)
 from .types import Calibration, CellReading, Observation
 
 
@@ -525,20 +525,22 @@ class CellReader:
         self.last = rect
         X, corners = self.features(rect)
         P = self.colours(rect, X, corners)
-        board_ref = sample_median(corners[None])[0]
         best = P.argmax(axis=1)
         conf = P[np.arange(len(P)), best]
         hands = self.config.hands
         look = self.look
         changed = entered = None
+        lost = lost_outer_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, hands, look)
         if look is not None:
             changed = margin_changes(rect.lab, self.width, self.height, rect.ppc, rect.pad, look, hands)
             entered = entered_cells(changed, self.width, self.height, rect.ppc)
         else:
-            entered = hidden_line_cells(rect.L, self.width, self.height, rect.ppc, rect.pad, hands)
+            # With no look of the room's edge, an arm seen on the board alone starts where
+            # the outer line beside it is hidden: glare on a glossy edge stone leaves it.
+            entered = entered_cells(lost, self.width, self.height, rect.ppc)
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad,
                            _board_plane(corners, self.width, self.height), hands, changed)
-        runs += hidden_edge_lines(rect.L, self.width, self.height, rect.ppc, rect.pad, hands, look)
+        runs += hidden_edge_lines(lost, rect.ppc, hands)
         score = self._misfit_score(X, None if self.room is None else self.room.means)
         if look is not None:
             # Cells that fitted no class in the room's hand-free frame already (glare, a

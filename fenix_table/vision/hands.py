@@ -6,7 +6,7 @@ much brighter, much darker than a shadow, or of another hue. Stones at the edge 
 into that strip but not beyond it, so a second strip further out (board margin or table)
 must disagree with its own usual look along that side too; stones lying beside the
 board lie beyond both. An arm also hides the grid's outer line where it crosses it, which
-shows even when the arm has the face's own look (:func:`hidden_edge_lines`). From the
+shows even when the arm has the face's own look (:func:`lost_outer_lines`). From the
 runs, the covered cells are those next to them and every cell reachable from them whose
 look fits none of empty, red and black.
 
@@ -98,13 +98,11 @@ def _strips(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     }
 
 
-def _board_along(board, side: str, length: int, width: int, height: int, ppc: int, cfg: HandConfig) -> np.ndarray:
-    """The board's colour along a side's margin strip, one per pixel along it: ``board``
-    itself when it is one colour, else a colour plane in cell coordinates (3, 3; see
-    :func:`.colour.colour_plane`) taken at the strip's middle depth."""
-    board = np.asarray(board, np.float64)
-    if board.ndim == 1:
-        return board
+def _board_along(board: np.ndarray, side: str, length: int, width: int, height: int, ppc: int,
+                 cfg: HandConfig) -> np.ndarray:
+    """The board's colour along a side's margin strip, one per pixel along it: ``board``, a
+    colour plane in cell coordinates (3, 3; see :func:`.colour.colour_plane`), taken at the
+    strip's middle depth."""
     t = (np.arange(length) + 0.5) / ppc
     depth = 0.5 * (cfg.band[0] + cfg.band[1])
     across = {"bottom": -depth, "top": height + depth, "left": -depth, "right": width + depth}[side]
@@ -120,7 +118,8 @@ def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     is "bottom" (rank 1 edge), "top", "left" (file a edge) or "right".
 
     The inner strip (just outside the grid) must disagree with the board's colour along
-    the run, and the outer one (beyond any stone's reach; board margin or table) with
+    the run (``board``: a colour plane across the board, :func:`.colour.colour_plane`,
+    carried on to the strip), and the outer one (beyond any stone's reach; board margin or table) with
     that strip's usual look along the same side, taken where the inner strip is clear
     (else all around the board). Given where the margin ``changed`` from the room's
     hand-free look (:func:`margin_changes`), the runs are those changes instead: a
@@ -292,41 +291,32 @@ def _line_contrast(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
     return contrast
 
 
-def hidden_edge_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
-                      cfg: HandConfig = DEFAULT_HANDS, look: Optional["MarginLook"] = None
+def lost_outer_lines(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
+                     cfg: HandConfig = DEFAULT_HANDS, look: Optional["MarginLook"] = None
+                     ) -> Dict[str, np.ndarray]:
+    """Per side and pixel along it, whether the grid's outer line is hidden: its contrast
+    with the face just beyond it below ``line_lost`` of the usual along all four sides,
+    or, given the room's hand-free ``look``, of its own contrast there then (a side in a
+    lamp's shadow shows its line faintly in every frame). An arm reaching in hides the
+    line whatever its colour (a dark sleeve over the dark 9x9 face has nearly the face's
+    look, not its light lines); a shadow only dims line and face together. Empty when
+    the grid shows no lines at all."""
+    contrast = _line_contrast(L, width, height, ppc, pad, cfg)
+    usual = float(row_median(np.concatenate(list(contrast.values()))))
+    if usual <= 1.0:
+        return {}
+    return {side: c < cfg.line_lost * (usual if look is None else np.maximum(_along(look.lines[side], len(c)), 1.0))
+            for side, c in contrast.items()}
+
+
+def hidden_edge_lines(lost: Mapping[str, np.ndarray], ppc: int, cfg: HandConfig = DEFAULT_HANDS
                       ) -> List[Tuple[str, float, float]]:
-    """Runs, as :func:`margin_runs` gives them, where the grid's outer line is hidden: its
-    contrast with the face just beyond it falls below ``line_lost`` of the usual along
-    all four sides, or, given the room's hand-free ``look``, of its own contrast there
-    then (a side in a lamp's shadow shows its line faintly in every frame). An arm
-    reaching in hides the line whatever its colour (a dark sleeve over the dark 9x9 face
-    has nearly the face's look, not its light lines); a shadow only dims line and face
-    together, and a stone at the edge with its shadow hides about a cell of it, shorter
-    than ``line_run``."""
-    contrast = _line_contrast(L, width, height, ppc, pad, cfg)
-    usual = float(row_median(np.concatenate(list(contrast.values()))))
-    if usual <= 1.0:
-        return []
-    runs = []
-    for side, c in contrast.items():
-        then = usual if look is None else np.maximum(_along(look.lines[side], len(c)), 1.0)
-        # A whole side without its line is a grid placed off the board, not an arm.
-        runs += _runs(side, c < cfg.line_lost * then, ppc, cfg.line_run, cfg.line_most * len(c) / ppc)
-    return runs
-
-
-def hidden_line_cells(L: np.ndarray, width: int, height: int, ppc: int, pad: int,
-                      cfg: HandConfig = DEFAULT_HANDS, least: float = 0.3) -> Set[int]:
-    """The edge cells (cell_names order) beside which the grid's outer line is hidden
-    (its contrast below ``line_lost`` of the usual, as :func:`hidden_edge_lines` judges
-    it) along at least ``least`` of a cell: where an arm may cross the board's edge when
-    no hand-free look of the room tells where its margin changed. A stone at the edge
-    leaves the line beside it: glare on a glossy stone there fits no class, but is no arm."""
-    contrast = _line_contrast(L, width, height, ppc, pad, cfg)
-    usual = float(row_median(np.concatenate(list(contrast.values()))))
-    if usual <= 1.0:
-        return set()
-    return entered_cells({side: c < cfg.line_lost * usual for side, c in contrast.items()}, width, height, ppc, least)
+    """Runs, as :func:`margin_runs` gives them, where the outer line is hidden
+    (:func:`lost_outer_lines`) along ``line_run`` cells at least: a stone at the edge with
+    its shadow hides about a cell of it. A whole side without its line is a grid placed
+    off the board, not an arm (``line_most``)."""
+    return [run for side, flags in lost.items()
+            for run in _runs(side, flags, ppc, cfg.line_run, cfg.line_most * len(flags) / ppc)]
 
 
 def edge_arms(score: np.ndarray, width: int, height: int, cfg: HandConfig = DEFAULT_HANDS,
