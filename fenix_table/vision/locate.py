@@ -257,13 +257,19 @@ def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: in
         return np.zeros(0)
     pat = _pattern(width, height, per_cell)
     def project(H, pts):
-        # (Row by row of the homographies, as :func:`_project`.)
+        # (Row by row of the homographies, as :func:`_project`; the sums in place, as
+        # each new array of them costs several times the sum.)
         x, y = pts[:, 0], pts[:, 1]
-        out = np.empty((len(H), len(pts), 2))
-        z = H[:, 2, 0, None] * x + H[:, 2, 1, None] * y + H[:, 2, 2, None]
+        def row(j):
+            total = H[:, j, 0, None] * x
+            total += H[:, j, 1, None] * y
+            total += H[:, j, 2, None]
+            return total
+        z = row(2)
         z[np.abs(z) < 1e-9] = 1e-9
+        out = np.empty((len(H), len(pts), 2))
         for j in (0, 1):
-            np.divide(H[:, j, 0, None] * x + H[:, j, 1, None] * y + H[:, j, 2, None], z, out=out[..., j])
+            np.divide(row(j), z, out=out[..., j])
         return out.reshape(-1, 2)
     # (A block of grids at a time: a block's arrays stay in the processor's cache, all
     # of a few hundred grids' do not, and cost half as much again.)
@@ -337,26 +343,37 @@ def _ridges(sm: np.ndarray, percentile: float = 95, floor: float = 0.2) -> np.nd
     lxy = cv2.Sobel(sm, cv2.CV_32F, 1, 1, ksize=3)
     # The Hessian's most negative eigenvalue is the curvature across a ridge; its
     # direction is nearer x than y where lxx < lyy.
-    across_x = lxx < lyy
-    strong = np.sqrt((lxx - lyy) ** 2 + 4 * lxy ** 2)
-    strong -= lxx + lyy
+    peak = np.where(lxx < lyy, _peak(sm, 1), _peak(sm, 0))
+    # strong = (sqrt((lxx - lyy)^2 + 4 lxy^2) - (lxx + lyy)) / 2, in place: a new array
+    # the image's size costs more than the sum in it.
+    strong = np.subtract(lxx, lyy)
+    strong *= strong
+    lxy *= lxy
+    lxy *= 4
+    strong += lxy
+    np.sqrt(strong, out=strong)
+    lxx += lyy
+    strong -= lxx
     strong *= 0.5
-    peak = (across_x & _peak(sm, 1)) | (~across_x & _peak(sm, 0))
     # (Percentiles of every other pixel and row: the same within a hair, at a quarter of the cost.)
     level, top = np.percentile(strong[::2, ::2], [percentile, 99.8])
     thr = max(float(level), floor * float(top), 0.5)
-    return ((strong > thr) & peak & (sm > 2.0)).astype(np.uint8) * 255
+    ridge = strong > thr
+    ridge &= peak
+    ridge &= sm > 2.0
+    return ridge.view(np.uint8) * np.uint8(255)
 
 
 def _peak(sm: np.ndarray, axis: int) -> np.ndarray:
     """Where ``sm`` is at least its neighbour before and above the one after along
     ``axis``, the image wrapping round at its ends."""
     a = np.moveaxis(sm, axis, 0)
-    out = np.empty(a.shape, bool)
-    out[1:-1] = (a[1:-1] >= a[:-2]) & (a[1:-1] > a[2:])
-    out[0] = (a[0] >= a[-1]) & (a[0] > a[1])
-    out[-1] = (a[-1] >= a[-2]) & (a[-1] > a[0])
-    return np.moveaxis(out, 0, axis)
+    out = np.empty(sm.shape, bool)          # (laid out as ``sm``, as what it is combined with)
+    at = np.moveaxis(out, axis, 0)
+    at[1:-1] = (a[1:-1] >= a[:-2]) & (a[1:-1] > a[2:])
+    at[0] = (a[0] >= a[-1]) & (a[0] > a[1])
+    at[-1] = (a[-1] >= a[-2]) & (a[-1] > a[0])
+    return out
 
 
 def _hough(smooth: np.ndarray, config: LocateConfig, percentile: float = 95, floor: float = 0.2,
@@ -488,32 +505,34 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
             continue
         i_, j_, s_ = ii[ok], jj[ok], s[ok]
         # Every offset o of line i among the grid's lines at once: (offsets, pairs, cells + 3).
+        # The offsets share most of their predicted lines (grid line k at offset o is
+        # line k - o from line i), so each is predicted and looked up once.
         o = np.arange(0, cells - m + 1)
-        k = np.arange(-1, cells + 2)[None, :] - o[:, None]               # indices relative to line i
-        pred = pos[i_][None, :, None] + k[:, None, :] * s_[None, :, None]
+        q = np.arange(-1 - (cells - m), cells + 2)                          # indices relative to line i
+        pred = pos[i_][:, None] + q[None, :] * s_[:, None]
         # The nearest line to each predicted one is a neighbour of it in ``pos``.
         at = np.searchsorted(pos, pred)
         nearest = np.minimum(np.abs(pos[np.maximum(at - 1, 0)] - pred), np.abs(pos[np.minimum(at, n - 1)] - pred))
-        best = nearest / s_[None, :, None]
-        hit = (best[..., 1:-1] < 0.3).sum(axis=2)
-        beyond = (best[..., 0] < 0.3).astype(int) + (best[..., -1] < 0.3)
-        lo = pred[..., 1] - 0.3 * s_
-        hi = pred[..., -2] + 0.3 * s_
+        first = cells - m - o                                                # where offset o's line -1 is in q
+        close = (nearest / s_[:, None] < 0.3)[:, first[:, None] + np.arange(cells + 3)].transpose(1, 0, 2)
+        hit = close[..., 1:-1].sum(axis=2)
+        beyond = close[..., 0].astype(int) + close[..., -1]
+        lo = pred[:, first + 1].T - 0.3 * s_
+        hi = pred[:, first + cells + 1].T + 0.3 * s_
         between = np.searchsorted(pos, hi, "left") - np.searchsorted(pos, lo, "right")
         score = hit - 0.4 * (between - hit) - 1.5 * beyond
         if spacing_hint:
             score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
-        count = len(o) * len(i_)
-        rows.append(np.column_stack([score.ravel(), np.full(count, m), np.tile(i_, len(o)), np.tile(j_, len(o)),
-                                     np.repeat(o, len(i_))]))
+        rows.append((score.ravel(), np.full(score.size, m), np.tile(i_, len(o)), np.tile(j_, len(o)),
+                     np.repeat(o, len(i_))))
     if not rows:
         return []
-    table = np.vstack(rows)
-    # Best score first; on a tie, more cells between the two lines, then the order found.
-    order = np.lexsort((np.arange(len(table)), -table[:, 1], -table[:, 0]))
+    score, m, i, j, oi = (np.concatenate(column) for column in zip(*rows))
+    # Best score first; on a tie, more cells between the two lines, then the order found
+    # (the sort is stable).
+    order = np.lexsort((-m, -score))
     out, seen = [], set()
-    for score, m, i, j, oi in table[order]:
-        m, i, j, oi = int(m), int(i), int(j), int(oi)
+    for i, j, oi, m in zip(*(column[order].tolist() for column in (i, j, oi, m))):
         if (i, j, oi) in seen:
             continue
         seen.add((i, j, oi))
@@ -671,8 +690,11 @@ def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, 
         # Motion blur can smear one direction's lines far below the other's: look again
         # with a lower bar for what counts as a line.
         families = _families(hough(85, 0.05), config)
-    ys, xs = np.nonzero(lines > _level(lines, 97))
-    centre = np.array([xs.mean(), ys.mean()]) if len(xs) else np.array(lines.shape[::-1]) / 2
+    # (The strong pixels' mean place from their moments: the same sums as of their
+    # coordinates, whole numbers, without listing them.)
+    strong = cv2.moments((lines > _level(lines, 97)).view(np.uint8), binaryImage=True)
+    centre = (np.array([strong["m10"], strong["m01"]]) / strong["m00"] if strong["m00"]
+              else np.array(lines.shape[::-1]) / 2)
     return families, centre
 
 
@@ -1436,7 +1458,8 @@ def start_orientation(frame_bgr: np.ndarray, calibration: Calibration,
 def _level(image: np.ndarray, percentile: float) -> float:
     """The ``percentile`` of an image of whole values 0..255 (a gray image, a line
     image), from its histogram: much cheaper than sorting its pixels."""
-    counts = np.bincount(image.astype(np.uint8, copy=False).ravel(), minlength=256)
+    # (OpenCV's histogram of 8-bit pixels costs a third of numpy's count.)
+    counts = cv2.calcHist([image.astype(np.uint8, copy=False)], [0], None, [256], [0, 256]).astype(np.int64)
     return float(np.searchsorted(np.cumsum(counts), percentile / 100.0 * (image.size - 1), side="right"))
 
 
