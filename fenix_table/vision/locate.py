@@ -48,6 +48,8 @@ triangle at a1); otherwise a1 is a guess and ``oriented`` is False.
 """
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import warnings
 from dataclasses import dataclass, replace
@@ -484,6 +486,12 @@ def _merge(pos: np.ndarray, abc: np.ndarray, votes: np.ndarray) -> Tuple[np.ndar
     return pos[keep], abc[keep]
 
 
+@functools.lru_cache(maxsize=None)
+def _every_pair(n: int) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`np.triu_indices` (i < j) of ``n`` lines, made once for each ``n``."""
+    return np.triu_indices(n, 1)
+
+
 def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float] = None
            ) -> List[Tuple[int, int, int, int]]:
     """Candidate (i, j, index_i, index_j): lines i and j are grid lines index_i < index_j of
@@ -495,7 +503,7 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
     n = len(pos)
     if n < 2:
         return []
-    ii, jj = np.triu_indices(n, 1)
+    ii, jj = _every_pair(n)
     rows = []
     few = n < cells - 1
     for m in range(1 if few else max(1, cells - 2), cells + 1):
@@ -523,16 +531,21 @@ def _pairs(pos: np.ndarray, cells: int, keep: int, spacing_hint: Optional[float]
         score = hit - 0.4 * (between - hit) - 1.5 * beyond
         if spacing_hint:
             score = score - 2.0 * np.abs(np.log(s_ / spacing_hint))
-        rows.append((score.ravel(), np.full(score.size, m), np.tile(i_, len(o)), np.tile(j_, len(o)),
-                     np.repeat(o, len(i_))))
+        rows.append((score.ravel(), m, i_, j_))
     if not rows:
         return []
-    score, m, i, j, oi = (np.concatenate(column) for column in zip(*rows))
+    scores, spans, firsts, lasts = zip(*rows)
+    sizes = [len(score) for score in scores]
+    ends = np.cumsum(sizes).tolist()
     # Best score first; on a tie, more cells between the two lines, then the order found
-    # (the sort is stable).
-    order = np.lexsort((-m, -score))
+    # (the sort is stable). Only the first few are looked at: each one's span, offset and
+    # pair is worked out from its place in the table.
+    order = np.lexsort((-np.repeat(spans, sizes), -np.concatenate(scores)))
     out, seen = [], set()
-    for i, j, oi, m in zip(*(column[order].tolist() for column in (i, j, oi, m))):
+    for k in order:
+        r = bisect.bisect_right(ends, k)
+        oi, p = divmod(int(k) - ends[r] + sizes[r], len(firsts[r]))
+        i, j, m = int(firsts[r][p]), int(lasts[r][p]), spans[r]
         if (i, j, oi) in seen:
             continue
         seen.add((i, j, oi))
@@ -715,13 +728,14 @@ def _candidates(dil: np.ndarray, board: str, config: LocateConfig, found):
             return None
         seen.add(key)
         if (id(la), id(lb)) not in crossings:
-            crossings[id(la), id(lb)] = _crossings(la, lb)
+            # (As the homography takes them, and as lists: a few hundred grids look them up.)
+            points, cross = _crossings(la, lb)
+            crossings[id(la), id(lb)] = (points.astype(np.float32), cross.tolist())
         points, cross = crossings[id(la), id(lb)]
-        at = ([ia, ja, ja, ia], [ib, ib, jb, jb])
-        if not cross[at].all():
+        if not (cross[ia][ib] and cross[ja][ib] and cross[ja][jb] and cross[ia][jb]):
             return None
-        src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], float)
-        return _board_homography(src, points[at])
+        src = np.array([[oia, oib], [oja, oib], [oja, ojb], [oia, ojb]], np.float32)
+        return _board_homography(src, points[[ia, ja, ja, ia], [ib, ib, jb, jb]])
     for fam_a, fam_b in families:
         pa, la = _merge(*_positions(fam_a, centre))
         pb, lb = _merge(*_positions(fam_b, centre))
@@ -772,10 +786,11 @@ def _sample_smooth(img: np.ndarray, pts: np.ndarray) -> Tuple[np.ndarray, np.nda
     """Bilinear samples of a float32 image at (N,2) points, and which fell inside it."""
     n = len(pts)
     cols = 256                        # OpenCV maps must stay under 32767 on each side
-    grid = np.full((-(-n // cols) * cols, 2), -10.0, np.float32)
+    grid = np.empty((-(-n // cols) * cols, 2), np.float32)
     grid[:n] = pts
-    grid = grid.reshape(-1, cols, 2)
-    vals = cv2.remap(img, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR,
+    grid[n:] = -10.0
+    # (One map of x, y pairs: the same samples as two maps, which OpenCV would copy.)
+    vals = cv2.remap(img, grid.reshape(-1, cols, 2), None, cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_CONSTANT, borderValue=-1.0).ravel()[:n]
     return vals, vals >= 0
 
@@ -808,9 +823,16 @@ def _ridge_points(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: in
     across = np.broadcast_to(idx[:, None, None] + ends[None, None, :], (n + 1, len(t), 2))
     along = np.broadcast_to(t[None, :, None], (n + 1, len(t), 2))
     pts = np.stack([across, along], -1) if fam == 0 else np.stack([along, across], -1)
-    tips = _project(Hm, pts.reshape(-1, 2), lens).reshape(n + 1, len(t), 2, 1, 2)
-    frac = ((offsets - ends[0]) / (ends[1] - ends[0]))[:, None]
-    vals, ok = _sample_smooth(smooth, (tips[:, :, 0] + frac * (tips[:, :, 1] - tips[:, :, 0])).reshape(-1, 2))
+    tips = _project(Hm, pts.reshape(-1, 2), lens).reshape(n + 1, len(t), 2, 2)
+    frac = (offsets - ends[0]) / (ends[1] - ends[0])
+    start, run = tips[:, :, 0], tips[:, :, 1] - tips[:, :, 0]
+    # (x and y each along the runs: numpy's loops along an axis of two points cost
+    # several times as much.)
+    runs = np.empty(shape + (2,))
+    for j in (0, 1):
+        np.multiply(run[..., j, None], frac, out=runs[..., j])
+        runs[..., j] += start[..., j, None]
+    vals, ok = _sample_smooth(smooth, runs.reshape(-1, 2))
     vals = vals.reshape(shape)
     ok = ok.reshape(shape).all(axis=2)
     found = {}
@@ -819,8 +841,9 @@ def _ridge_points(smooth: np.ndarray, Hm: np.ndarray, n: int, span: int, fam: in
     best = vals.argmax(axis=2)
     peak = np.take_along_axis(vals, best[..., None], 2)[..., 0]
     edge = (best == 0) | (best == len(offsets) - 1)
-    base = float(np.median(vals[ok]))
-    floor = base + 0.5 * (float(np.percentile(peak[ok], 90)) - base)
+    # (Partitioned in place: the selections are copies already.)
+    base = float(np.median(vals[ok], overwrite_input=True))
+    floor = base + 0.5 * (float(np.percentile(peak[ok], 90, overwrite_input=True)) - base)
     good = ok & ~edge & (peak > floor) & (peak > 2.0)
     b = np.clip(best, 1, len(offsets) - 2)[..., None]
     below, at, above = (np.take_along_axis(vals, b + d, 2)[..., 0] for d in (-1, 0, 1))
