@@ -258,7 +258,8 @@ def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: in
     if not len(homographies):
         return np.zeros(0)
     pat = _pattern(width, height, per_cell)
-    def project(H, pts):
+    H = np.asarray(homographies, float)
+    def project(pts):
         # (Row by row of the homographies, as :func:`_project`; the sums in place, as
         # each new array of them costs several times the sum.)
         x, y = pts[:, 0], pts[:, 1]
@@ -273,11 +274,7 @@ def _scores(lines_dil: np.ndarray, homographies: Sequence[np.ndarray], width: in
         for j in (0, 1):
             np.divide(row(j), z, out=out[..., j])
         return out.reshape(-1, 2)
-    # (A block of grids at a time: a block's arrays stay in the processor's cache, all
-    # of a few hundred grids' do not, and cost half as much again.)
-    H = np.asarray(homographies, float)
-    return np.concatenate([_fits(lines_dil, project(block, pat.on), project(block, pat.off), len(block),
-                                 width, height, per_cell) for block in np.split(H, range(64, len(H), 64))])
+    return _fits(lines_dil, project(pat.on), project(pat.off), len(H), width, height, per_cell)
 
 
 def _fits(lines_dil: np.ndarray, on_pts: np.ndarray, off_pts: np.ndarray, k: int, width: int, height: int,
