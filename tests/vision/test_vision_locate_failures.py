@@ -449,3 +449,21 @@ def test_thin_lines_among_crowded_stones_in_a_dim_room_are_found_with_a_narrower
     width, height = dimensions("7x8")
     grid = found.to_image([[0, 0], [width, 0], [width, height], [0, height]])
     assert min(np.abs(np.roll(grid, -k, axis=0) - corners).max() for k in range(4)) < cell / 4
+
+
+def test_a_board_on_a_check_whose_lines_crowd_out_its_own_is_found_inside_its_outline():
+    # A Blender Cycles render of the tools' train split (room 3000100233: a pink 7x8 board
+    # on a fine black-and-white check, the check's lines running a few degrees off the
+    # board's). Every search by the lines' families takes the check's lines for the
+    # board's, and refuses what it finds. The board's paper is one solid shape of its own
+    # colour, and seen square-on through that outline its lines stand out.
+    bgr = cv2.imread(os.path.join(os.path.dirname(__file__), "frames", "cycles-train-3000100233.jpg"))
+    corners = np.array([[743.8, 722.5], [903.9, 393.3], [479.9, 209.6], [337.5, 599.5]])
+    with pytest.raises(BoardNotFoundError):
+        locate_board(bgr, config=replace(DEFAULT, outline_most=0.0))
+    found = locate_board(bgr)
+    assert found.board == "7x8"
+    cell = np.linalg.norm(corners[1] - corners[0]) / 7
+    width, height = dimensions("7x8")
+    grid = found.to_image([[0, 0], [width, 0], [width, height], [0, height]])
+    assert min(np.abs(np.roll(grid, -k, axis=0) - corners).max() for k in range(4)) < cell / 4
