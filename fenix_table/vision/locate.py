@@ -679,7 +679,7 @@ def _board_outlines(lab: np.ndarray, config: LocateConfig) -> List[np.ndarray]:
             region = cv2.morphologyEx(region, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
             n, parts, stats, _ = cv2.connectedComponentsWithStats(region)
             for i in range(1, n):
-                x, y, bw, bh, area = stats[i]
+                area = stats[i, cv2.CC_STAT_AREA]
                 if not config.outline_least * sh * sw <= area <= config.outline_most * sh * sw:
                     continue
                 hull = cv2.convexHull(np.column_stack(np.nonzero(parts == i)[::-1]).astype(np.float32))
@@ -693,7 +693,8 @@ def _board_outlines(lab: np.ndarray, config: LocateConfig) -> List[np.ndarray]:
                     if len(quad) == 4:
                         quad = quad.reshape(4, 2).astype(float)
                         # (Most boards stand out alike in several clusterings.)
-                        if not any(np.abs(np.roll(quad, k, axis=0) - q).max() <= 2 for q in quads for k in range(4)):
+                        if not any(np.abs(np.roll(quad, turn, axis=0) - q).max() <= 2
+                                   for q in quads for turn in range(4)):
                             quads.append(quad)
                         break
     return [quad / s for quad in quads]
@@ -732,7 +733,8 @@ def _combs(profile: np.ndarray, lines: int, shortest: float, keep: int) -> List[
 def _outline_grids(lines: np.ndarray, outlines: Sequence[np.ndarray], board: str,
                    config: LocateConfig) -> List[Tuple[np.ndarray, int, int]]:
     """Candidates (homography board -> work px, width, height) inside board outlines
-    (:func:`_board_outlines`): the line image seen square-on through each outline, and
+    (:func:`_board_outlines`): the line image (blurred: an outline is a few pixels out)
+    seen square-on through each outline, and
     the combs of the face's lines that its profiles across the two directions show best.
     Summed along a whole line, even a faint grid stands out of the paper."""
     width, height = dimensions(board)
@@ -1620,7 +1622,9 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     ``config``): its line families, colours, and the grids it refused, which the next
     one passes over. ``min_run``: see :func:`_line_families`. ``clear_table``: the
     candidates come from the line image without the table's lines
-    (:func:`_cleared_of_table`); every grid is still weighed on the whole line image."""
+    (:func:`_cleared_of_table`), True, or without a fine pattern's (:func:`_cleared_of_texture`),
+    "texture", or from inside the board's outline (:func:`_outline_grids`), "outline";
+    every grid is still weighed on the whole line image."""
     h, w = gray.shape
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
