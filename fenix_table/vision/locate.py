@@ -93,13 +93,15 @@ class LocateConfig:
                                      # shows its line polarity at fewer crossings than this
                                      # and the other face's shows it at more
     same_grid: float = 0.1           # candidates whose corners lie within this share of a cell: one grid
-    closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too,
+    closer_look: float = 0.42        # grid_fit below this at the work size: search at twice the size too,
     closer_margin: float = 2.5       # ... in the frame this many cells round the first grid
     second_look_fit: float = 0.40    # a grid only the search at twice the size finds fits this well
                                      # there at least (a board's lines are crisp there; a tiled table's
                                      # grout, refused at the work size, fits loosely)
     min_line: float = 0.3            # a board: its least visible line shows along this share at least
                                      # near the crossings (its median line halfway between them),
+    close_line: float = 0.28         # ... (this share at twice the size, for a grid from a last search or
+                                     # a closer look: a thin line shows less there beside stones)
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
@@ -1440,7 +1442,8 @@ def shows_its_lines_closely(calibration: Calibration, frame_bgr: np.ndarray, con
     """Whether a calibrated grid passes the line checks of :func:`_passes` at twice the
     work size: every line shown along its length, none gained a cell beyond, the lines
     across each outer row, none running on. (Its margin was weighed in the search.)"""
-    return _passes_lines(board_extent(calibration, frame_bgr, replace(config, work_size=2 * config.work_size)), config)
+    return _passes_lines(board_extent(calibration, frame_bgr, replace(config, work_size=2 * config.work_size)),
+                         replace(config, min_line=config.close_line))
 
 
 def _passes_lines(m: Dict[str, float], config: LocateConfig) -> bool:
