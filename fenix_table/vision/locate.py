@@ -704,8 +704,9 @@ def _board_outlines(lab: np.ndarray, config: LocateConfig) -> List[np.ndarray]:
 
 def _combs(profile: np.ndarray, lines: int, shortest: float, keep: int) -> List[Tuple[float, float]]:
     """(first line, spacing) of the ``keep`` best combs of ``lines`` equally spaced lines
-    along a 1-D line profile: the profile on the lines against halfway between them. A
-    comb spans ``shortest`` pixels at least."""
+    along a 1-D line profile: each line's profile against halfway to its neighbours on
+    either side (a broad bright patch, as a crowd of stones' rims or a lamp's glare,
+    gains a comb nothing). A comb spans ``shortest`` pixels at least."""
     n = len(profile)
     spacing = np.arange(shortest / (lines - 1), (n - 1) / (lines - 1), 0.25)
     # Every first line from 0 on, in half pixels, that keeps the comb in the profile.
@@ -717,9 +718,11 @@ def _combs(profile: np.ndarray, lines: int, shortest: float, keep: int) -> List[
     on = firsts[:, None] + spacings[:, None] * np.arange(lines)
     ends = np.append(profile, profile[-1])
     def along(x):
+        x = np.clip(x, 0, n - 1)
         i = x.astype(int)          # (x >= 0: truncation is the floor)
-        return (ends[i] * (i + 1 - x) + ends[i + 1] * (x - i)).mean(axis=1)
-    fits = along(on) - along(on[:, :-1] + spacings[:, None] / 2)
+        return ends[i] * (i + 1 - x) + ends[i + 1] * (x - i)
+    half = spacings[:, None] / 2
+    fits = (along(on) - (along(on - half) + along(on + half)) / 2).mean(axis=1)
     best: List[Tuple[float, float]] = []
     top = np.argpartition(-fits, min(len(fits), 50 * keep) - 1)[:50 * keep]
     for i in top[np.argsort(-fits[top], kind="stable")]:
