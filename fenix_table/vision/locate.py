@@ -95,13 +95,15 @@ class LocateConfig:
                                      # shows its line polarity at fewer crossings than this
                                      # and the other face's shows it at more
     same_grid: float = 0.1           # candidates whose corners lie within this share of a cell: one grid
-    closer_look: float = 0.40        # grid_fit below this at the work size: search at twice the size too,
+    closer_look: float = 0.42        # grid_fit below this at the work size: search at twice the size too,
     closer_margin: float = 2.5       # ... in the frame this many cells round the first grid
     second_look_fit: float = 0.40    # a grid only the search at twice the size finds fits this well
                                      # there at least (a board's lines are crisp there; a tiled table's
                                      # grout, refused at the work size, fits loosely)
     min_line: float = 0.3            # a board: its least visible line shows along this share at least
                                      # near the crossings (its median line halfway between them),
+    close_line: float = 0.28         # ... (this share at twice the size, for a grid from a last search or
+                                     # a closer look: a thin line shows less there beside stones)
     min_ring: float = 0.3            # ... this share of each outer row of cells or its margin is bare board,
     min_margin: float = 0.15         # ... and of the margin strip beyond each outer line,
     max_beyond: float = 0.25         # ... and a cell's move gains no more than this share of a line,
@@ -121,6 +123,12 @@ class LocateConfig:
     texture_window: int = 15         # a fine pattern: in a square this many work pixels wide,
     texture_density: float = 0.14    # ... more than this share of ridge pixels,
     texture_least: float = 0.2       # ... over this share of the frame at least
+    outline_size: int = 160          # a last search, by the board's outline: colour regions found at this size,
+    outline_least: float = 0.04      # ... covering this share of the frame at least
+    outline_most: float = 0.8        # ... and this share at most,
+    outline_solid: float = 0.6       # ... and this share of their convex hull;
+    outline_view: int = 160          # ... the line image seen square-on through the outline at this size,
+    outline_span: float = 0.55       # ... where the grid spans this share of the outline at least
     orient_margin: float = 10.0      # Lab a* units between Red's and Black's camps
 
 
@@ -681,6 +689,115 @@ def _cleared_of_texture(lines: np.ndarray, smooth: np.ndarray, config: LocateCon
         return None
     dense = cv2.dilate(dense.astype(np.uint8), np.ones((3, 3), np.uint8))
     return np.where(dense > 0, 0, lines).astype(np.float32)
+
+
+def _board_outlines(lab: np.ndarray, config: LocateConfig) -> List[np.ndarray]:
+    """Quadrilaterals (4 x 2, work pixels, in turn round the outline) round the solid
+    regions of one colour that could be a board's paper seen against the table: each
+    region of a few colour clusters of the frame, filled over its lines and stones by its
+    convex hull. Where a table's pattern or a faint grid hides the lines' families, the
+    paper still stands out as one solid shape."""
+    h, w = lab.shape[:2]
+    s = config.outline_size / max(h, w)
+    small = cv2.resize(lab, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    small = cv2.medianBlur(small, 5)
+    sh, sw = small.shape[:2]
+    samples = small.reshape(-1, 3)
+    quads: List[np.ndarray] = []
+    # (Seeded: the same frame gives the same outlines.)
+    cv2.setRNGSeed(0)
+    for k in (2, 3, 4):
+        _, labels, _ = cv2.kmeans(samples, k, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5),
+                                  2, cv2.KMEANS_PP_CENTERS)
+        labels = labels.reshape(sh, sw)
+        # A cluster's regions, and the regions of all else: a board crowded with stones
+        # is what the table's cluster leaves.
+        for region in [labels == c for c in range(k)] + [labels != c for c in range(k)]:
+            region = cv2.morphologyEx(region.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+            region = cv2.morphologyEx(region, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            n, parts, stats, _ = cv2.connectedComponentsWithStats(region)
+            for i in range(1, n):
+                area = stats[i, cv2.CC_STAT_AREA]
+                if not config.outline_least * sh * sw <= area <= config.outline_most * sh * sw:
+                    continue
+                hull = cv2.convexHull(np.column_stack(np.nonzero(parts == i)[::-1]).astype(np.float32))
+                spread = cv2.contourArea(hull)
+                # (The table round the board is a region too: its hull is the frame.)
+                if area < config.outline_solid * spread or spread > config.outline_most * sh * sw:
+                    continue
+                around = cv2.arcLength(hull, True)
+                for tol in (0.02, 0.04, 0.06, 0.08):
+                    quad = cv2.approxPolyDP(hull, tol * around, True)
+                    if len(quad) == 4:
+                        quad = quad.reshape(4, 2).astype(float)
+                        # (Most boards stand out alike in several clusterings.)
+                        if not any(np.abs(np.roll(quad, turn, axis=0) - q).max() <= 2
+                                   for q in quads for turn in range(4)):
+                            quads.append(quad)
+                        break
+    return [quad / s for quad in quads]
+
+
+def _combs(profile: np.ndarray, lines: int, shortest: float, keep: int) -> List[Tuple[float, float]]:
+    """(first line, spacing) of the ``keep`` best combs of ``lines`` equally spaced lines
+    along a 1-D line profile: each line's profile against halfway to its neighbours on
+    either side (a broad bright patch, as a crowd of stones' rims or a lamp's glare,
+    gains a comb nothing). A comb spans ``shortest`` pixels at least."""
+    n = len(profile)
+    spacing = np.arange(shortest / (lines - 1), (n - 1) / (lines - 1), 0.25)
+    # Every first line from 0 on, in half pixels, that keeps the comb in the profile.
+    counts = np.maximum(0, np.ceil((n - 1 - spacing * (lines - 1)) / 0.5)).astype(int)
+    if not counts.sum():
+        return []
+    spacings = np.repeat(spacing, counts)
+    firsts = 0.5 * (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    on = firsts[:, None] + spacings[:, None] * np.arange(lines)
+    ends = np.append(profile, profile[-1])
+    def along(x):
+        x = np.clip(x, 0, n - 1)
+        i = x.astype(int)          # (x >= 0: truncation is the floor)
+        return ends[i] * (i + 1 - x) + ends[i + 1] * (x - i)
+    half = spacings[:, None] / 2
+    fits = (along(on) - (along(on - half) + along(on + half)) / 2).mean(axis=1)
+    best: List[Tuple[float, float]] = []
+    top = np.argpartition(-fits, min(len(fits), 50 * keep) - 1)[:50 * keep]
+    for i in top[np.argsort(-fits[top], kind="stable")]:
+        first, spacing = float(firsts[i]), float(spacings[i])
+        # (A comb half a line over, or a hair wider, is the same comb.)
+        if all(abs(first - f) > spacing / 3 or abs(spacing - d) > 0.05 * d for f, d in best):
+            best.append((first, spacing))
+            if len(best) == keep:
+                break
+    return best
+
+
+def _outline_grids(lines: np.ndarray, outlines: Sequence[np.ndarray], board: str,
+                   config: LocateConfig) -> List[Tuple[np.ndarray, int, int]]:
+    """Candidates (homography board -> work px, width, height) inside board outlines
+    (:func:`_board_outlines`): the line image (blurred: an outline is a few pixels out)
+    seen square-on through each outline, and
+    the combs of the face's lines that its profiles across the two directions show best.
+    Summed along a whole line, even a faint grid stands out of the paper."""
+    width, height = dimensions(board)
+    assignments = [(width, height)] if width == height else [(width, height), (height, width)]
+    size = config.outline_view
+    # The outline's own square, with a tenth of it beyond on every side: an outline a
+    # little inside the board's edge still holds the grid.
+    edge = 0.1 * size / 1.2
+    square = edge + (size - 2 * edge) * np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)
+    shortest = config.outline_span * (size - 2 * edge)
+    out = []
+    for quad in outlines:
+        to_view = _board_homography(quad, square)
+        from_view = np.linalg.inv(to_view)
+        seen = cv2.warpPerspective(lines, to_view, (size, size), flags=cv2.INTER_LINEAR)
+        along_x, along_y = seen.mean(axis=0), seen.mean(axis=1)
+        for na, nb in assignments:
+            for fx, dx in _combs(along_x, na + 1, shortest, 3):
+                for fy, dy in _combs(along_y, nb + 1, shortest, 3):
+                    # Board cells -> the square-on view -> the image.
+                    out.append((from_view @ np.array([[dx, 0, fx], [0, dy, fy], [0, 0, 1.0]]), na, nb))
+    return out
 
 
 def _line_families(lines: np.ndarray, smooth: np.ndarray, config: LocateConfig, min_run: float = 0.0,
@@ -1378,7 +1495,8 @@ def shows_its_lines_closely(calibration: Calibration, frame_bgr: np.ndarray, con
     """Whether a calibrated grid passes the line checks of :func:`_passes` at twice the
     work size: every line shown along its length, none gained a cell beyond, the lines
     across each outer row, none running on. (Its margin was weighed in the search.)"""
-    return _passes_lines(board_extent(calibration, frame_bgr, replace(config, work_size=2 * config.work_size)), config)
+    return _passes_lines(board_extent(calibration, frame_bgr, replace(config, work_size=2 * config.work_size)),
+                         replace(config, min_line=config.close_line))
 
 
 def _passes_lines(m: Dict[str, float], config: LocateConfig) -> bool:
@@ -1561,7 +1679,9 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     ``config``): its line families, colours, and the grids it refused, which the next
     one passes over. ``min_run``: see :func:`_line_families`. ``clear_table``: the
     candidates come from the line image without the table's lines
-    (:func:`_cleared_of_table`); every grid is still weighed on the whole line image."""
+    (:func:`_cleared_of_table`), True, or without a fine pattern's (:func:`_cleared_of_texture`),
+    "texture", or from inside the board's outline (:func:`_outline_grids`), "outline";
+    every grid is still weighed on the whole line image."""
     h, w = gray.shape
     memo = {} if memo is None else memo
     def lab() -> np.ndarray:
@@ -1616,7 +1736,11 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                             memo[ridges] = _ridges(smooth, percentile, floor)
                         memo[found] = _hough(smooth, config, percentile, floor, min_run, memo[ridges])
                     return memo[found]
-                if clear_table == "texture":
+                if clear_table == "outline":
+                    if ("outlines", h) not in memo:
+                        memo["outlines", h] = _board_outlines(lab(), config)
+                    memo[key] = _outline_grids(smooth, memo["outlines", h], face, config)
+                elif clear_table == "texture":
                     cleared = _cleared_of_texture(lines, smooth, config)
                     memo[key] = (([], np.zeros(2)) if cleared is None else
                                  _line_families(cleared, _blurred(cleared), config, min_run))
@@ -1638,7 +1762,8 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                     known.update(zip((keys[i] for i in group), fits))
                 fits = np.array([known[k] for k in keys])
                 return [(fits[i], *candidates[i]) for i in np.argsort(-fits, kind="stable")]
-            coarse = ranked(list(_candidates(dil, face, config, memo[key])), 3)
+            found = memo[key] if clear_table == "outline" else _candidates(dil, face, config, memo[key])
+            coarse = ranked(list(found), 3)
             rankings[face] = (smooth, dil, ranked([c[1:] for c in coarse[:config.ranked]], 8), {})
         return rankings[face]
     def polarity(face: str, rank: int) -> Tuple[float, float]:
@@ -1972,6 +2097,10 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     if best is None:
         # A fine stripe or check all round the board: its lines outvote the board's.
         best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, clear_table="texture")
+    if best is None:
+        # A faint grid, or a table's pattern that crowds out the board's lines: the grid
+        # inside the board's outline.
+        best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, clear_table="outline")
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best

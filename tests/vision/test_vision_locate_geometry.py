@@ -2,8 +2,8 @@
 import cv2
 import numpy as np
 
-from fenix_table.vision.locate import (DEFAULT, _crookedness, _crossings, _lens_k1, _project, _sample, _score,
-                                       _scores)
+from fenix_table.vision.locate import (DEFAULT, _combs, _crookedness, _crossings, _grid_corners, _lens_k1,
+                                       _outline_grids, _project, _sample, _score, _scores)
 from fenix_table.vision.types import distort_points
 
 SIZE = (1280, 960)
@@ -83,3 +83,45 @@ def test_the_lens_is_the_k1_that_straightens_the_lines():
     assert abs(_lens_k1(families, SIZE, DEFAULT) - 0.08) < 0.002
     _, _, straight = _bent_lines(0.0)
     assert _lens_k1([dict(enumerate(straight[0::2])), dict(enumerate(straight[1::2]))], SIZE, DEFAULT) == 0.0
+
+
+def test_a_comb_of_equally_spaced_lines_is_found_in_a_profile():
+    # Ten faint lines 13.5 apart from 21 on (blurred, as the line image the outline
+    # search sees), in noise, with three broad bumps twice as strong between them (a
+    # crowd of stones' rims).
+    rng = np.random.default_rng(3)
+    profile = rng.uniform(0, 0.5, 160).astype(np.float32)
+    for k in range(10):
+        profile[int(round(21 + 13.5 * k))] += 2.0
+    for bump in (55, 75, 102):
+        profile[bump - 4:bump + 5] += 2.0
+    profile = cv2.GaussianBlur(profile[None], (0, 0), 1.0)[0]
+    best = _combs(profile, 10, 80, 3)
+    first, spacing = best[0]
+    assert abs(first - 21) <= 0.5 and abs(spacing - 13.5) <= 0.25
+    # One of the bumps just outside the first line reads as a line too: the comb one
+    # line over is among the best three as well, and the grids' fit decides.
+    profile[4:13] += 2.0
+    assert any(abs(f - 21) <= 0.5 and abs(d - 13.5) <= 0.25 for f, d in _combs(profile, 10, 80, 3))
+
+
+def test_the_grid_inside_a_board_outline_is_among_its_candidates():
+    # A 7x8 grid drawn in a board whose outline is known to a few pixels: the grid is
+    # among the candidates, in the image's coordinates (the search ranks and checks them).
+    lines = np.zeros((480, 640), np.float32)
+    board = np.array([[0, 0], [7, 0], [7, 8], [0, 8]], np.float32)
+    grid = np.array([[200, 90], [430, 110], [450, 380], [180, 370]], np.float32)
+    drawn = cv2.getPerspectiveTransform(board, grid)
+    for i in range(8):
+        a, b = _project(drawn, np.array([[i, 0], [i, 8]], float))
+        cv2.line(lines, tuple(map(int, np.round(a))), tuple(map(int, np.round(b))), 30.0, 1)
+    for j in range(9):
+        a, b = _project(drawn, np.array([[0, j], [7, j]], float))
+        cv2.line(lines, tuple(map(int, np.round(a))), tuple(map(int, np.round(b))), 30.0, 1)
+    # The board's edge half a cell beyond the grid, seen 3 pixels out at one corner.
+    outline = _project(drawn, np.array([[-0.5, -0.5], [7.5, -0.5], [7.5, 8.5], [-0.5, 8.5]], float))
+    outline[2] += 3
+    found = _outline_grids(cv2.GaussianBlur(lines, (0, 0), 1.0), [outline], "7x8", DEFAULT)
+    assert {(na, nb) for _, na, nb in found} == {(7, 8), (8, 7)}
+    assert len(found) <= 2 * 3 * 3
+    assert min(np.abs(_grid_corners(Hm, 7, 8) - grid).max() for Hm, na, nb in found if (na, nb) == (7, 8)) < 3
