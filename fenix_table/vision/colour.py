@@ -464,3 +464,8 @@ def colour_plane(pts: np.ndarray, col: np.ndarray) -> np.ndarray:
         except np.linalg.LinAlgError:        # the points all on one line: no plane through them
             break
     return plane
+
+
+def colour_at(plane: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """The colour of a :func:`colour_plane` at board points (..., 2)."""
+    return plane[0] + pts @ plane[1:]

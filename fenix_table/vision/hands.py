@@ -33,7 +33,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from .colour import row_median, sample_median
+from .colour import colour_at, row_median, sample_median
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def _board_along(board: np.ndarray, side: str, length: int, width: int, height: 
     across = {"bottom": -depth, "top": height + depth, "left": -depth, "right": width + depth}[side]
     pts = (np.stack([t, np.full_like(t, across)], -1) if side in ("bottom", "top")
            else np.stack([np.full_like(t, across), t], -1))
-    return (board[0] + pts @ board[1:]).astype(np.float32)
+    return colour_at(board, pts).astype(np.float32)
 
 
 def margin_runs(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,

@@ -13,8 +13,9 @@ all wider than the kernel. Then, per polarity:
    when nothing else finds one, with narrower families and without the lines that run
    on to the frame's edge (:func:`_cleared_of_table`): a table's lines a few degrees off
    the board's crowd its families, and a tiled table's strong grout outvotes its lines;
-   last, without the ridges of a fine stripe or check all round the board
-   (:func:`_cleared_of_texture`). Before those, a frame with no grid is searched at
+   then without the ridges of a fine stripe or check all round the board
+   (:func:`_cleared_of_texture`); last, inside the board's outline, its paper seen as
+   one solid shape (:func:`_outline_grids`). Before those, a frame with no grid is searched at
    twice the size, or with a narrower top-hat when it has no more pixels; a frame that
    has them is searched with that top-hat after the table's lines are cleared (thin
    lines among crowded stones in a dim room). Every search after the first grids
@@ -61,7 +62,7 @@ import numpy as np
 from ..errors import BoardNotFoundError
 from ..board import (SIZES, black_camp, cell_index, cell_name, cell_names, check_size, dimensions,
                      light_lines, red_camp, turned, turns_allowed)
-from .colour import colour_plane
+from .colour import colour_at, colour_plane
 from .types import MAX_K1, Calibration, distort_points, undistort_points
 
 
@@ -1237,11 +1238,6 @@ def _colour_distance(col: np.ndarray, to: np.ndarray) -> np.ndarray:
     return np.sqrt((((col - to) * (0.4, 1.0, 1.0)) ** 2).sum(axis=-1))
 
 
-def _colour_at(plane: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """The colour of a :func:`.colour.colour_plane` at board points (..., 2)."""
-    return plane[0] + pts @ plane[1:]
-
-
 def _like(col: np.ndarray, colours: Sequence[np.ndarray]) -> np.ndarray:
     """Whether each colour of ``col`` (..., 3) is near any of ``colours`` (each one colour
     or one per point); False for NaN."""
@@ -1381,7 +1377,7 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         ref = _nanmedian(cells.reshape(-1, 3), axis=0)
     inner = ((f > 0) & (f < na - 1) & (r > 0) & (r < nb - 1)).ravel()
     plane = colour_plane(corners[inner].reshape(-1, 2), cells[inner].reshape(-1, 3))
-    refs = (ref, _colour_at(plane, corners))
+    refs = (ref, colour_at(plane, corners))
     like = (board_like(cells, runs).sum(axis=1) >= 2).reshape(na, nb)
     rows = [like[0], like[-1], like[:, 0], like[:, -1]]               # the sides, as below
     # The margin: a run from 0.07 to 0.27 cells outside every outer line at every cell's
@@ -1414,8 +1410,8 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
                             np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
             near = np.stack([np.full(within.shape, edge - sign * 0.88), within], -1)
             pts, near = (pts, near) if fam == 0 else (pts[..., ::-1], near[..., ::-1])
-            col, response, inks = _bare_colours(lab, Hm, pts, lens), sample(pts), (ink, _colour_at(ink_plane, pts))
-            board = _margin_runs(col, response, (ref, _colour_at(plane, pts)), inks, flat_below)
+            col, response, inks = _bare_colours(lab, Hm, pts, lens), sample(pts), (ink, colour_at(ink_plane, pts))
+            board = _margin_runs(col, response, (ref, colour_at(plane, pts)), inks, flat_below)
             beside = _bare_colours(lab, Hm, near, lens)
             lit_alike = _margin_runs(col, response, (beside[:, :1], beside[:, 1:]), inks, flat_below)
             margins.append(float(board.mean()))
