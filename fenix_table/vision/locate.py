@@ -1245,6 +1245,13 @@ def _like(col: np.ndarray, colours: Sequence[np.ndarray]) -> np.ndarray:
         return np.logical_or.reduce([_colour_distance(col, c) < 14.0 for c in colours])
 
 
+#: Where a margin is judged, in cells outside an outer line: a strip where a printed
+#: border line may run, and past a band of print that fills the strip, the bare margin
+#: beyond it (in 0.07 cells of it, a narrow margin's edge can come next).
+MARGIN_STRIP = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
+PAST_THE_BAND = np.arange(0.31, 0.70, 0.04)
+
+
 def _margin_runs(col: np.ndarray, response: np.ndarray, refs: Sequence[np.ndarray], inks: Sequence[np.ndarray],
                  flat_below: float) -> np.ndarray:
     """Which runs of margin points (Lab ``col`` and line ``response``, (runs, points))
@@ -1255,6 +1262,33 @@ def _margin_runs(col: np.ndarray, response: np.ndarray, refs: Sequence[np.ndarra
         bare = _like(col, refs) & (response < flat_below)
         printed = _like(col, inks) & (response >= flat_below)
     return ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
+
+
+def _margin_board(look: Callable, refs: Sequence[Callable], inks: Callable, flat_below: float) -> List[np.ndarray]:
+    """Which runs across a side's margin are board (:func:`_margin_runs` on
+    :data:`MARGIN_STRIP`), once per entry of ``refs``. A band of printed lines may fill
+    the whole strip (several border lines, which blur into one at the work size, in no
+    one colour): a run on a line all along the strip is board when the first flat point
+    past it (:data:`PAST_THE_BAND`) has the board's colour. A table's stripes beyond a
+    grid a cell too large fill the strip too, but the table beyond them is not board.
+
+    ``look(offsets)``: the Lab colours, line responses and board points of every run at
+    those offsets; each of ``refs``, and ``inks``, of those points: the board's colours
+    there, and the lines' (each one colour, or one per run or per point)."""
+    col, response, pts = look(MARGIN_STRIP)
+    board = [_margin_runs(col, response, ref(pts), inks(pts), flat_below) for ref in refs]
+    with np.errstate(invalid="ignore"):
+        band = (response >= flat_below).all(axis=1)                     # NaN: no band
+    if not band.any():
+        return board
+    col, response, pts = look(PAST_THE_BAND)
+    with np.errstate(invalid="ignore"):
+        flat = response < flat_below
+    first = np.argmax(flat, axis=1)
+    runs = np.arange(len(first))
+    past = [band & flat[runs, first] & _like(col[runs, first], [np.broadcast_to(c, col.shape)[runs, first] for c in ref(pts)])
+            for ref in refs]
+    return [b | p for b, p in zip(board, past)]
 
 
 def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,
@@ -1387,9 +1421,10 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
     # at the work size the two leave hardly a pixel of bare board between them, and the
     # board's edge may follow soon after. So each sample of the run is either bare board
     # (the board's colour, flat) or print (the lines' colour, on a line): a point is
-    # board when half its run is one or the other and some of it is bare board. The
-    # lines' colour is taken at the grid's inner crossings, where no stone reaches.
-    out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
+    # board when half its run is one or the other and some of it is bare board; or,
+    # where a band of border lines fills the run, when bare board comes next
+    # (:func:`_margin_board`). The lines' colour is taken at the grid's inner
+    # crossings, where no stone reaches.
     ci, cj = np.meshgrid(np.arange(1, na), np.arange(1, nb), indexing="ij")
     crossings = np.stack([ci, cj], -1).reshape(-1, 2).astype(float)
     ink_colours = _bare_colours(lab, Hm, crossings[:, None], lens)[:, 0]
@@ -1406,14 +1441,16 @@ def extent_measures(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: 
         # corners in the board's margin, and the table beyond its outer line.
         within = np.floor(tt)[:, None] + np.array([0.12, 0.88])[None]
         for edge, sign in ((0.0, -1.0), (float(n), 1.0)):
-            pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
-                            np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
+            def look(out):
+                pts = np.stack([np.broadcast_to(edge + sign * out[None], (len(tt), len(out))),
+                                np.broadcast_to(tt[:, None], (len(tt), len(out)))], -1)
+                pts = pts if fam == 0 else pts[..., ::-1]
+                return _bare_colours(lab, Hm, pts, lens), sample(pts), pts
             near = np.stack([np.full(within.shape, edge - sign * 0.88), within], -1)
-            pts, near = (pts, near) if fam == 0 else (pts[..., ::-1], near[..., ::-1])
-            col, response, inks = _bare_colours(lab, Hm, pts, lens), sample(pts), (ink, colour_at(ink_plane, pts))
-            board = _margin_runs(col, response, (ref, colour_at(plane, pts)), inks, flat_below)
-            beside = _bare_colours(lab, Hm, near, lens)
-            lit_alike = _margin_runs(col, response, (beside[:, :1], beside[:, 1:]), inks, flat_below)
+            beside = _bare_colours(lab, Hm, near if fam == 0 else near[..., ::-1], lens)
+            board, lit_alike = _margin_board(look, (lambda pts: (ref, colour_at(plane, pts)),
+                                                    lambda pts: (beside[:, :1], beside[:, 1:])),
+                                             lambda pts: (ink, colour_at(ink_plane, pts)), flat_below)
             margins.append(float(board.mean()))
             margins_beside.append(float((board | lit_alike).mean()))
     # A side's outer cells may all hold stones (the start position) and then show
@@ -1461,10 +1498,11 @@ def _margins_moved(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: i
         typical, noise = float(np.nanmedian(on)), float(np.nanmedian(off))
     flat_below = max(0.35 * typical, 2.5 * noise, 2.0) if np.isfinite([typical, noise]).all() else 2.0
     t = (np.arange(span)[:, None] + np.array([0.25, 0.5, 0.75])[None]).ravel()
-    out = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
     def margin(edge, outward):
-        pts = to_board(edge + outward * out[None], t[:, None])
-        return float(_margin_runs(_bare_colours(lab, Hm, pts), sample(pts), (ref,), (ink,), flat_below).mean())
+        def look(out):
+            pts = to_board(edge + outward * out[None], t[:, None])
+            return _bare_colours(lab, Hm, pts), sample(pts), pts
+        return float(_margin_board(look, (lambda pts: (ref,),), lambda pts: (ink,), flat_below)[0].mean())
     if sign > 0:
         return margin(0.0, -1.0), margin(float(n + 1), 1.0)
     return margin(float(n), 1.0), margin(-1.0, -1.0)

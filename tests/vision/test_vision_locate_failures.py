@@ -10,7 +10,8 @@ border line a quarter cell outside them, a loose grid in a tiled table taken by
 the search at twice the size, a grid a cell off whose outer row lies in the
 board's margin, framed by a printed border line a cell out, a grid of a tiled
 table's tiles, a board on a tiled table whose grout crowds its lines out, a board on a
-finely striped table, and thin lines among crowded stones in a dim room (a Cycles render)."""
+finely striped table, thin lines among crowded stones in a dim room (a Cycles render),
+and a band of border lines that fills the margin strip."""
 import os
 import sys
 from dataclasses import replace
@@ -433,6 +434,39 @@ def test_a_board_on_a_finely_striped_table_is_found_with_the_stripes_left_out():
     assert_finds_the_board(bgr, truth)
     found = locate_board(bgr, config=replace(DEFAULT, texture_density=1.0))
     assert found.board == truth.board and corner_error(found, truth) < cell_pixels(truth) / 3
+
+
+def border_band_frame(seed, border_lines=(0.1, 0.17, 0.24), half_width=0.025):
+    """A generated 9x9 frame with three printed border lines in the lines' colour close
+    outside the grid, and the board's edge 0.55 cells out (the Cycles renders' striped
+    room 4000900020: at the work size the three lines blur into one band that fills the
+    whole margin strip, in neither the board's colour nor the lines')."""
+    rng = np.random.default_rng(seed)
+    scene = replace(random_scene(rng, "9x9", image_size=(1280, 960)), margin=0.55, border_line=0.0,
+                    line_width=0.05, distortion_k1=0.0, hand=False, stray_stones=0)
+    bgr, truth = render_frame(random_placement(rng, "9x9"), "9x9", scene, rng)
+    Hm, files, ranks = board_coordinates(bgr, truth)
+    outside = np.maximum(np.maximum(-files, files - 9), np.maximum(-ranks, ranks - 9))     # cells beyond the grid
+    crossings = cv2.perspectiveTransform(np.float32([(i, j) for i in range(1, 9) for j in range(1, 9)])[None], Hm)
+    at = np.rint(crossings[0]).astype(int)
+    out = bgr.copy()
+    for border in border_lines:
+        out[np.abs(outside - border) < half_width] = np.median(bgr[at[:, 1], at[:, 0]], axis=0)
+    return out, truth
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_band_of_border_lines_filling_the_margin_strip_counts_with_the_bare_board_past_it(seed):
+    # The margin strip (0.07-0.27 cells out) held no bare board, only the band, and the
+    # board's own grid was refused on every side. Past the band the margin is bare board;
+    # the grid a cell over on any side still has the table or cells there.
+    bgr, truth = border_band_frame(seed)
+    cal = Calibration("9x9", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    extent = board_extent(cal, bgr)
+    assert extent["on_board"] == 1.0 and extent["margin"] > 0.9
+    for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
+    assert_finds_the_board(bgr, truth)
 
 
 def assert_on_corners(found, board, corners, within=1 / 4):
