@@ -122,8 +122,7 @@ class Tally:
             room[1] += 1
             if bad:
                 self.confusion[(colour, seen)] = self.confusion.get((colour, seen), 0) + 1
-            for key in (truth["board"], *(f"{k}={v}" for k, v in zip(("table", "light", "finish"),
-                                                                   truth["family"].split("/")))):
+            for key in kinds_of(truth):
                 e = self.by.setdefault(key, [0, 0])
                 e[0] += bad
                 e[1] += 1
@@ -154,6 +153,12 @@ class Tally:
         return "; ".join(f"{k} {e}/{n} ({pct(e, n):.2f}%)" for k, (e, n) in sorted(self.by.items()))
 
 
+def kinds_of(truth: Dict) -> List[str]:
+    """The kinds a frame's room is of, as the breakdowns name them: its board face, and its
+    family's table, light and stone finish."""
+    return [truth["board"], *(f"{k}={v}" for k, v in zip(("table", "light", "finish"), truth["family"].split("/")))]
+
+
 def renderer_of(split: str, root: Optional[str]) -> str:
     """Which renderer made the split's frames, from its first frame's truth: the Mitsuba 3
     family (:mod:`fenix_tools.pbr`) or Blender Cycles (:mod:`fenix_tools.cycles`)."""
@@ -163,6 +168,12 @@ def renderer_of(split: str, root: Optional[str]) -> str:
     with open(os.path.join(dataset.frame_dir(split, root), names[0] + ".json"), encoding="utf-8") as fh:
         made_by = json.load(fh).get("renderer", "mitsuba")
     return "Blender Cycles" if made_by.startswith("cycles") else "Mitsuba 3"
+
+
+def new_tallies() -> Dict:
+    """Located frames, with and without a hand (``by``: [found, frames] per kind)."""
+    return {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": [], "by": {}}
+            for k in ("clear", "hand")}
 
 
 def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[Tuple[float, float]]) -> Optional[Calibration]:
@@ -178,6 +189,9 @@ def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[Tuple[float,
     times.append((1000 * (time.perf_counter() - t0), 1000 * (time.thread_time() - c0)))
     key = "hand" if truth.get("hand") else "clear"
     tallies[key]["frames"] += 1
+    kinds = [tallies[key]["by"].setdefault(k, [0, 0]) for k in kinds_of(truth)]
+    for e in kinds:
+        e[1] += 1
     if cal is None:
         tallies[key]["missed"].append(truth["name"])
         return None
@@ -190,6 +204,8 @@ def locate(bgr: np.ndarray, truth: Dict, tallies: Dict, times: List[Tuple[float,
         tallies[key]["wrong_names"].append(truth["name"])
         return None
     tallies[key]["found"] += 1
+    for e in kinds:
+        e[0] += 1
     return cal
 
 
@@ -255,8 +271,7 @@ def after_a_restart(room: Dict, told: bool, still: Tally, later: Tally) -> Optio
 
 
 def run(root: Optional[str], split: str = "eval") -> Dict:
-    tallies = {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": []}
-               for k in ("clear", "hand")}
+    tallies = new_tallies()
     times: List[Tuple[float, float]] = []
     plain, calibrated, exact, exact_cal, still = Tally(), Tally(), Tally(), Tally(), Tally()
     rooms = calibrations = 0
@@ -315,15 +330,14 @@ def run(root: Optional[str], split: str = "eval") -> Dict:
 
 def run_locate(split: str, root: Optional[str]) -> Dict:
     """Locate every frame of ``split`` from scratch: the tallies and times of :func:`locate`."""
-    tallies = {k: {"frames": 0, "found": 0, "wrong_grid": 0, "wrong_side": 0, "missed": [], "wrong_names": []}
-               for k in ("clear", "hand")}
+    tallies = new_tallies()
     times: List[Tuple[float, float]] = []
     for bgr, truth in dataset.frames(split, root):
         locate(bgr, truth, tallies, times)
     return {"tallies": tallies, "times": times}
 
 
-def print_locate(r: Dict) -> None:
+def print_locate(r: Dict, breakdown: bool = False) -> None:
     t = r["tallies"]
     c, h = t["clear"], t["hand"]
     pct = lambda a, b: 100.0 * a / b if b else float("nan")
@@ -338,6 +352,9 @@ def print_locate(r: Dict) -> None:
     wrong = c["wrong_names"] + h["wrong_names"]
     if wrong:
         print("wrong: " + " ".join(wrong[:20]) + (" ..." if len(wrong) > 20 else ""))
+    if breakdown:
+        print("located, hand-free frames by kind: " + "; ".join(f"{k} {found}/{n}"
+                                                                 for k, (found, n) in sorted(c["by"].items())))
 
 
 def print_times(times: List[Tuple[float, float]]) -> None:
@@ -352,7 +369,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--render", type=int, default=0, metavar="ROOMS",
                         help="first render the missing frames of the eval split's first ROOMS rooms")
     parser.add_argument("--seed", type=int, default=1, help="run seed of the rooms to render")
-    parser.add_argument("--breakdown", action="store_true", help="colour errors per face, table, light, finish")
+    parser.add_argument("--breakdown", action="store_true", help="located frames and colour errors per face, table, light, finish")
     parser.add_argument("--split", default="eval", choices=("eval", "train", "tune"),
                         help="train: locating alone, on the train split the locator is tuned on; "
                              "tune: the tune split's rooms (tuning data, not held out)")
@@ -372,7 +389,7 @@ def main(argv: Sequence[str] = ()) -> int:
             return 2
         print(f"physically based renders ({renderer}), train split (tuned on, not held out): "
               f"{t['clear']['frames'] + t['hand']['frames']} frames ({t['hand']['frames']} with a hand)")
-        print_locate(r)
+        print_locate(r, args.breakdown)
         print_times(r["times"])
         return 0
     r = run(args.root, args.split)
@@ -385,7 +402,7 @@ def main(argv: Sequence[str] = ()) -> int:
     kind = "held-out" if args.split == "eval" else "tuning (not held out)"
     print(f"physically based renders ({renderer}), {args.split} split: {r['rooms']} rooms, "
           f"{c['frames'] + h['frames']} frames ({h['frames']} with a hand), {len(r['families'])} {kind} families")
-    print_locate(r)
+    print_locate(r, args.breakdown)
     print(r["plain"].line("out of the box (own located grid)"))
     print(f"start frames calibrated: {r['calibrations']} of {r['rooms']}")
     print(r["calibrated"].line("calibrated from the start frame"))
