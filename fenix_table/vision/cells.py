@@ -25,7 +25,7 @@ from .classifier import RoomHead, cell_patches, shipped_classifier
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, colour_plane,
                      frame_features, frame_labels, layout_labels, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
-from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, covered_cells, edge_arms, entered_cells, hidden_edge_lines,
+from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, arm_runs, covered_cells, edge_arms, entered_cells, hidden_edge_lines,
                     lost_outer_lines, margin_changes, margin_look, margin_runs)
 from .types import Calibration, CellReading, Observation
 
@@ -540,18 +540,20 @@ class CellReader:
             entered = entered_cells(lost, self.width, self.height, rect.ppc)
         runs = margin_runs(rect.lab, self.width, self.height, rect.ppc, rect.pad,
                            _board_plane(corners, self.width, self.height), hands, changed)
-        runs += hidden_edge_lines(lost, rect.ppc, hands)
         score = self._misfit_score(X, None if self.room is None else self.room.means)
         if look is not None:
             # Cells that fitted no class in the room's hand-free frame already (glare, a
             # pool of light) are an arm only where they fit still less now.
             score = np.where(score > look.misfit + hands.misfit_rise, score, 0.0)
+        # Under an arm a cell fits no class, or its four grid lines are all gone: a stone
+        # never hides more than the line on its shadow side.
+        unfit = (score > hands.misfit) | (X[:, _LINE_FEATURES].max(axis=1) < hands.lines_gone)
+        if look is not None:
+            runs = arm_runs(runs, lost, unfit, self.width, self.height, rect.ppc, hands)
+        runs += hidden_edge_lines(lost, rect.ppc, hands)
         covered: set = set()
         if runs:
-            # Under an arm a cell fits no class, or its four grid lines are all gone: a
-            # stone never hides more than the line on its shadow side.
-            lines_gone = X[:, _LINE_FEATURES].max(axis=1) < hands.lines_gone
-            covered = covered_cells(runs, self.width, self.height, (score > hands.misfit) | lines_gone)
+            covered = covered_cells(runs, self.width, self.height, unfit)
         covered |= edge_arms(score, self.width, self.height, hands, entered)
         heights = self.stacks.read(frame_bgr, best)
         cells: Dict[str, CellReading] = {}

@@ -19,7 +19,8 @@ the edge hides it, glare on a glossy stone at the edge does not.
 A single frame cannot tell an arm from what the room always shows along the edge: a
 lamp's pool of light, a shade's shadow, glare on glossy stones. Once a start frame has
 taught the room, its :class:`MarginLook` (the edge as that hand-free frame showed it)
-is what each frame is compared with instead: an arm is where the margin changed.
+is what each frame is compared with instead: an arm is where the margin changed, unless
+the change is a moved edge stone's long shadow (:func:`arm_runs`).
 
 Motion is the change of the rectified board between consecutive frames, per cell, and
 along the margin strip: no stone is played there, so an arm crossing it shows there even
@@ -67,6 +68,13 @@ class HandConfig:
                                                # / 14 of 15 (a false flag blinds the table
                                                # for as long as the light stays; a missed
                                                # hand is still seen moving)
+    # A change no longer than this, cells, with the outer line showing all along it and
+    # every edge cell beside it fitting a class, is the long shadow of edge stones moved
+    # since that look (a low lamp), not an arm. Tuning rooms (pbr tune, Cycles seeds 1,
+    # 4, 8, 9), calibrated from the start frame, at 0 (no such rule) / 1.3 / 2.5 / any
+    # length: hand-free frames flagged 15 / 8 / 5 / 5 of 240, hands over cells seen
+    # 31 / 31 / 31 / 31 of 35. Two edge stones side by side cast about two cells of it.
+    shadow_run: float = 2.5
     misfit_rise: float = 2.0                   # a cell's misfit above its own then: new
 
 
@@ -213,6 +221,26 @@ def margin_changes(lab: np.ndarray, width: int, height: int, ppc: int, pad: int,
     inner, outer = _margin_columns(lab, width, height, ppc, pad, cfg)
     moved_in, moved_out = _changed(inner, look.inner, cfg), _changed(outer, look.outer, cfg)
     return {side: moved_in[side] & moved_out[side] for side in moved_in if side in moved_out}
+
+
+def arm_runs(runs: Sequence[Tuple[str, float, float]], lost: Mapping[str, np.ndarray], unfit: np.ndarray,
+             width: int, height: int, ppc: int, cfg: HandConfig = DEFAULT_HANDS) -> List[Tuple[str, float, float]]:
+    """Of the runs where the margin changed from the room's look (:func:`margin_runs`
+    given the changes), those an arm may make. Under a low lamp a stone at the edge casts
+    its shadow far across the margin: a stone moved there since the look leaves or casts
+    a stretch of changed margin a cell or two long. An arm that reaches over the edge
+    hides the outer line where it crosses it (``lost``, :func:`lost_outer_lines`) or
+    covers the edge cells beside it (``unfit``: per cell, cell_names order, fits no
+    class); a shadow does neither, and is no longer than ``cfg.shadow_run``."""
+    def arm(run: Tuple[str, float, float]) -> bool:
+        side, a, b = run
+        if b - a > cfg.shadow_run:
+            return True
+        hidden = lost.get(side)
+        if hidden is not None and hidden[int(a * ppc):int(np.ceil(b * ppc))].any():
+            return True
+        return any(unfit[i] for i in covered_cells([run], width, height, np.zeros(len(unfit), bool)))
+    return [run for run in runs if arm(run)]
 
 
 def entered_cells(changed: Mapping[str, np.ndarray], width: int, height: int, ppc: int,
