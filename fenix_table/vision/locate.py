@@ -119,6 +119,8 @@ class LocateConfig:
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
     swap_line: float = 0.2           # a 7x8 grid turns its axes round when its weakest line gains this share
+    across_gain: float = 0.25        # ... or, as strong and fitting nearly as well, when its outer rows show
+                                     # this share more of the lines across them
     min_k1: float = 0.005            # lens distortion weaker than this is left out (k1 = 0)
     straighter: float = 0.6          # ... and so is one that leaves the lines this crooked or more
     texture_window: int = 15         # a fine pattern: in a square this many work pixels wide,
@@ -1943,11 +1945,13 @@ def _swapped(lab: np.ndarray, smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarra
     margin and the hand's shadow, shows much of each line near one corner); or one
     whose weakest line is as strong, that fits the lines about as well, and whose
     margin is clearly more board-like (a title's column of letters beside the grid can
-    show along most of its length: beyond it lies the board's edge, not its margin).
-    ``measures``: the grid's own :func:`extent_measures`."""
-    here, margin = measures["line"], measures["margin"]
-    if here > 1.0 - config.swap_line and margin > 1.0 - config.margin_gain:
-        return None                 # every line and the margin show well: no swap can show clearly better
+    show along most of its length: beyond it lies the board's edge, not its margin), or
+    whose outer rows show clearly more of the lines across them (that column lies in the
+    margin, where the board's lines end). ``measures``: the grid's own
+    :func:`extent_measures`."""
+    here, margin, across = measures["line"], measures["margin"], measures["across"]
+    if here > 1.0 - config.swap_line and margin > 1.0 - config.margin_gain and across > 1.0 - config.across_gain:
+        return None                 # every line, the margin and the outer rows show well: no swap shows clearly better
     best = None
     for dx in (0, na - nb):
         for dy in (0, nb - na):
@@ -1968,7 +1972,8 @@ def _swapped(lab: np.ndarray, smooth: np.ndarray, dil: np.ndarray, Hm: np.ndarra
             better = (m["line"] >= here + config.swap_line
                       or (m["line"] >= here and fit >= score + config.clearly_better)
                       or (m["line"] >= here and fit >= score - config.near_tie
-                          and m["margin"] >= margin + config.margin_gain))
+                          and (m["margin"] >= margin + config.margin_gain
+                               or m["across"] >= across + config.across_gain)))
             if better and (best is None or (m["line"], fit) > best[:2]):
                 best = (m["line"], fit, moved)
     return None if best is None else best[1:]

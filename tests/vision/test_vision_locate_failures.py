@@ -11,7 +11,8 @@ the search at twice the size, a grid a cell off whose outer row lies in the
 board's margin, framed by a printed border line a cell out, a grid of a tiled
 table's tiles, a board on a tiled table whose grout crowds its lines out, a board on a
 finely striped table, thin lines among crowded stones in a dim room (a Cycles render),
-and a band of border lines that fills the margin strip."""
+a band of border lines that fills the margin strip, and a 7x8 grid read the wrong way
+round beside a title (a Cycles render)."""
 import os
 import sys
 from dataclasses import replace
@@ -518,3 +519,17 @@ def test_a_printed_border_line_beside_faint_lines_is_not_taken_for_the_outer_lin
     with pytest.raises(AssertionError):
         assert_on_corners(locate_board(bgr, config=replace(DEFAULT, closer_look=0.40)), "7x8", corners, 1 / 8)
     assert_on_corners(locate_board(bgr), "7x8", corners, 1 / 8)
+
+
+def test_a_7x8_grid_read_the_wrong_way_round_turns_when_its_swap_shows_more_lines_across_its_outer_rows():
+    # A Blender Cycles render (run seed 10, 4001000004-start: faint lines under one low
+    # spot, the black stones' long shadows over the first file, the title's letters in the
+    # margin beside the last). The grid read the wrong way round takes the title's column
+    # for a file and leaves out the shadowed one: it fits 0.44, the board's own 0.35, and
+    # its weakest line shows nearly as much (0.57 against 0.75). But in its outer column,
+    # in the margin, a quarter of the lines across it show, in the board's half.
+    bgr = cv2.imread(os.path.join(os.path.dirname(__file__), "frames", "cycles-seed10-4001000004-start.jpg"))
+    corners = np.array([[815.5, 717.8], [882.1, 338.5], [447.9, 261.6], [381.1, 642.3]])
+    with pytest.raises(AssertionError):
+        assert_on_corners(locate_board(bgr, config=replace(DEFAULT, across_gain=1.0)), "7x8", corners)
+    assert_on_corners(locate_board(bgr), "7x8", corners)
