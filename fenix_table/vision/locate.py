@@ -1269,10 +1269,11 @@ def _margin_runs(col: np.ndarray, response: np.ndarray, refs: Sequence[np.ndarra
 def _margin_board(look: Callable, refs: Sequence[Callable], inks: Callable, flat_below: float) -> List[np.ndarray]:
     """Which runs across a side's margin are board (:func:`_margin_runs` on
     :data:`MARGIN_STRIP`), once per entry of ``refs``. A band of printed lines may fill
-    the whole strip (several border lines, which blur into one at the work size, in no
-    one colour): a run on a line all along the strip is board when the first flat point
-    past it (:data:`PAST_THE_BAND`) has the board's colour. A table's stripes beyond a
-    grid a cell too large fill the strip too, but the table beyond them is not board.
+    the strip (several border lines, which blur into one at the work size, or show in no
+    one colour under a glare): a run whose every point is on a line or bare board, some
+    on a line, is board when the first flat point past it (:data:`PAST_THE_BAND`) has the
+    board's colour. A table's stripes beyond a grid a cell too large fill the strip too,
+    but the table beyond them is not board.
 
     ``look(offsets)``: the Lab colours, line responses and board points of every run at
     those offsets; each of ``refs``, and ``inks``, of those points: the board's colours
@@ -1280,8 +1281,9 @@ def _margin_board(look: Callable, refs: Sequence[Callable], inks: Callable, flat
     col, response, pts = look(MARGIN_STRIP)
     board = [_margin_runs(col, response, ref(pts), inks(pts), flat_below) for ref in refs]
     with np.errstate(invalid="ignore"):
-        band = (response >= flat_below).all(axis=1)                     # NaN: no band
-    if not band.any():
+        on_line = response >= flat_below                                # NaN: neither
+        bands = [(on_line | (_like(col, ref(pts)) & ~on_line)).all(axis=1) & on_line.any(axis=1) for ref in refs]
+    if not any(band.any() for band in bands):
         return board
     col, response, pts = look(PAST_THE_BAND)
     with np.errstate(invalid="ignore"):
@@ -1289,7 +1291,7 @@ def _margin_board(look: Callable, refs: Sequence[Callable], inks: Callable, flat
     first = np.argmax(flat, axis=1)
     runs = np.arange(len(first))
     past = [band & flat[runs, first] & _like(col[runs, first], [np.broadcast_to(c, col.shape)[runs, first] for c in ref(pts)])
-            for ref in refs]
+            for band, ref in zip(bands, refs)]
     return [b | p for b, p in zip(board, past)]
 
 

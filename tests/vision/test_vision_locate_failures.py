@@ -437,11 +437,12 @@ def test_a_board_on_a_finely_striped_table_is_found_with_the_stripes_left_out():
     assert found.board == truth.board and corner_error(found, truth) < cell_pixels(truth) / 3
 
 
-def border_band_frame(seed, border_lines=(0.1, 0.17, 0.24), half_width=0.025):
+def border_band_frame(seed, border_lines=(0.1, 0.17, 0.24), half_width=0.025, colour=None):
     """A generated 9x9 frame with three printed border lines in the lines' colour close
     outside the grid, and the board's edge 0.55 cells out (the Cycles renders' striped
     room 4000900020: at the work size the three lines blur into one band that fills the
-    whole margin strip, in neither the board's colour nor the lines')."""
+    whole margin strip, in neither the board's colour nor the lines'). ``colour``: the
+    border lines' BGR, else the lines' own."""
     rng = np.random.default_rng(seed)
     scene = replace(random_scene(rng, "9x9", image_size=(1280, 960)), margin=0.55, border_line=0.0,
                     line_width=0.05, distortion_k1=0.0, hand=False, stray_stones=0)
@@ -451,8 +452,9 @@ def border_band_frame(seed, border_lines=(0.1, 0.17, 0.24), half_width=0.025):
     crossings = cv2.perspectiveTransform(np.float32([(i, j) for i in range(1, 9) for j in range(1, 9)])[None], Hm)
     at = np.rint(crossings[0]).astype(int)
     out = bgr.copy()
+    ink = np.median(bgr[at[:, 1], at[:, 0]], axis=0) if colour is None else colour
     for border in border_lines:
-        out[np.abs(outside - border) < half_width] = np.median(bgr[at[:, 1], at[:, 0]], axis=0)
+        out[np.abs(outside - border) < half_width] = ink
     return out, truth
 
 
@@ -468,6 +470,19 @@ def test_a_band_of_border_lines_filling_the_margin_strip_counts_with_the_bare_bo
     for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
     assert_finds_the_board(bgr, truth)
+
+
+def test_a_band_of_border_lines_in_no_print_colour_with_bare_board_between_them_counts_likewise():
+    # Border lines in a colour neither the board's nor the lines' (a glare washes a Cycles
+    # room's out, 4001000020-start), with bare board between the grid's outer line and
+    # the first of them: no run of the strip is half bare board or print. Each point is
+    # on a line or bare board, and past them comes the margin.
+    bgr, truth = border_band_frame(3, border_lines=(0.16, 0.22, 0.28), colour=(128, 128, 128))
+    cal = Calibration("9x9", (1280, 960), tuple(map(tuple, truth.fitted_corners())))
+    extent = board_extent(cal, bgr)
+    assert extent["on_board"] == 1.0 and extent["margin"] > 0.9
+    for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
 
 
 def assert_on_corners(found, board, corners, within=1 / 4):
