@@ -25,8 +25,8 @@ from .classifier import RoomHead, cell_patches, shipped_classifier
 from .colour import (CLASSES, FEATURES, LOOK_STEP, Room, calibrated_inputs, cell_looks, class_means, colour_plane,
                      frame_features, frame_labels, layout_labels, shipped_net, softmax)
 from .heights import DEFAULT_HEIGHTS, HeightConfig, StackHeights
-from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, arm_runs, covered_cells, edge_arms, entered_cells, hidden_edge_lines,
-                    lost_outer_lines, margin_changes, margin_look, margin_runs)
+from .hands import (DEFAULT_HANDS, HandConfig, MarginLook, arm_runs, covered_cells, edge_arms, entered_cells,
+                    hidden_edge_lines, lost_outer_lines, margin_changes, margin_look, margin_runs)
 from .types import Calibration, CellReading, Observation
 
 

@@ -1248,8 +1248,8 @@ def _like(col: np.ndarray, colours: Sequence[np.ndarray]) -> np.ndarray:
 
 
 #: Where a margin is judged, in cells outside an outer line: a strip where a printed
-#: border line may run, and past a band of print that fills the strip, the bare margin
-#: beyond it (in 0.07 cells of it, a narrow margin's edge can come next).
+#: border line may run; and, past a band of border lines that fills the strip, where the
+#: bare margin beyond them is looked for (a narrow margin's edge can come soon after).
 MARGIN_STRIP = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
 PAST_THE_BAND = np.arange(0.31, 0.70, 0.04)
 
@@ -1290,8 +1290,10 @@ def _margin_board(look: Callable, refs: Sequence[Callable], inks: Callable, flat
         flat = response < flat_below
     first = np.argmax(flat, axis=1)
     runs = np.arange(len(first))
-    past = [band & flat[runs, first] & _like(col[runs, first], [np.broadcast_to(c, col.shape)[runs, first] for c in ref(pts)])
-            for band, ref in zip(bands, refs)]
+    def first_flat_is_board(ref: Callable) -> np.ndarray:
+        colours = [np.broadcast_to(c, col.shape)[runs, first] for c in ref(pts)]
+        return flat[runs, first] & _like(col[runs, first], colours)
+    past = [band & first_flat_is_board(ref) for band, ref in zip(bands, refs)]
     return [b | p for b, p in zip(board, past)]
 
 
