@@ -239,7 +239,7 @@ def arm_runs(runs: Sequence[Tuple[str, float, float]], lost: Mapping[str, np.nda
         hidden = lost.get(side)
         if hidden is not None and hidden[int(a * ppc):int(np.ceil(b * ppc))].any():
             return True
-        return any(unfit[i] for i in covered_cells([run], width, height, np.zeros(len(unfit), bool)))
+        return any(unfit[i] for i in _edge_cells([run], width, height))
     return [run for run in runs if arm(run)]
 
 
@@ -392,11 +392,16 @@ def covered_cells(runs: Sequence[Tuple[str, float, float]], width: int, height: 
                   misfit: np.ndarray) -> Set[int]:
     """Cell indices (cell_names order) covered by the arms whose margin runs are given:
     the edge cells along each run, then any misfit cell 8-connected to covered ones."""
-    seeds: Set[int] = set()
+    return _grow(_edge_cells(runs, width, height), misfit, width, height)
+
+
+def _edge_cells(runs: Sequence[Tuple[str, float, float]], width: int, height: int) -> Set[int]:
+    """The edge cells (cell_names order) along margin runs, as :func:`margin_runs` gives them."""
+    cells: Set[int] = set()
     for side, a, b in runs:
         lo, hi = int(np.floor(a)), int(np.ceil(b))
-        seeds.update(_edge_cell(side, k, width, height) for k in range(max(lo, 0), hi))
-    return _grow(seeds - {None}, misfit, width, height)
+        cells.update(_edge_cell(side, k, width, height) for k in range(max(lo, 0), hi))
+    return cells - {None}
 
 
 def _edge_cell(side: str, k: int, width: int, height: int) -> Optional[int]:

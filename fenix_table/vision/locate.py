@@ -1254,24 +1254,15 @@ MARGIN_STRIP = np.array([0.07, 0.11, 0.15, 0.19, 0.23, 0.27])
 PAST_THE_BAND = np.arange(0.31, 0.70, 0.04)
 
 
-def _margin_runs(col: np.ndarray, response: np.ndarray, refs: Sequence[np.ndarray], inks: Sequence[np.ndarray],
-                 flat_below: float) -> np.ndarray:
-    """Which runs of margin points (Lab ``col`` and line ``response``, (runs, points))
-    are board: each point bare board (one of ``refs``' colours, flat) or print (one of
-    ``inks``' colours, on a line), half the run one or the other and some of it bare
-    board. Each colour is one colour or one per point."""
-    with np.errstate(invalid="ignore"):                                 # NaN: neither
-        bare = _like(col, refs) & (response < flat_below)
-        printed = _like(col, inks) & (response >= flat_below)
-    return ((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1)
-
-
 def _margin_board(look: Callable, refs: Sequence[Callable], inks: Callable, flat_below: float) -> List[np.ndarray]:
-    """Which runs across a side's margin are board (:func:`_margin_runs` on
-    :data:`MARGIN_STRIP`), once per entry of ``refs``. A band of printed lines may fill
-    the strip (several border lines, which blur into one at the work size, or show in no
-    one colour under a glare): a run whose every point is on a line or bare board, some
-    on a line, is board when the first flat point past it (:data:`PAST_THE_BAND`) has the
+    """Which runs of points across a side's margin are board, once per entry of ``refs``.
+
+    On :data:`MARGIN_STRIP`, each point is bare board (the board's colour, flat) or print
+    (the lines' colour, on a line): a run is board when half of it is one or the other
+    and some of it is bare board. A band of printed lines may fill the strip (several
+    border lines, which blur into one at the work size, or show in no one colour under
+    a glare): a run whose every point is on a line or of the board's colour, some on a
+    line, is board when the first flat point past it (:data:`PAST_THE_BAND`) has the
     board's colour. A table's stripes beyond a grid a cell too large fill the strip too,
     but the table beyond them is not board.
 
@@ -1279,10 +1270,16 @@ def _margin_board(look: Callable, refs: Sequence[Callable], inks: Callable, flat
     those offsets; each of ``refs``, and ``inks``, of those points: the board's colours
     there, and the lines' (each one colour, or one per run or per point)."""
     col, response, pts = look(MARGIN_STRIP)
-    board = [_margin_runs(col, response, ref(pts), inks(pts), flat_below) for ref in refs]
-    with np.errstate(invalid="ignore"):
-        on_line = response >= flat_below                                # NaN: neither
-        bands = [(on_line | (_like(col, ref(pts)) & ~on_line)).all(axis=1) & on_line.any(axis=1) for ref in refs]
+    with np.errstate(invalid="ignore"):                                 # NaN: neither
+        on_line = response >= flat_below
+        flat = response < flat_below
+    printed = _like(col, inks(pts)) & on_line
+    board, bands = [], []
+    for ref in refs:
+        like = _like(col, ref(pts))
+        bare = like & flat
+        board.append(((bare | printed).mean(axis=1) >= 0.5) & bare.any(axis=1))
+        bands.append((on_line | like).all(axis=1) & on_line.any(axis=1))
     if not any(band.any() for band in bands):
         return board
     col, response, pts = look(PAST_THE_BAND)
