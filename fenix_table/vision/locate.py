@@ -2098,6 +2098,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     h, w = frame_bgr.shape[:2]
     faces = SIZES if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
+    gray_scale = scale
     memo: Dict = {}
     best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo)
     if best is None:
@@ -2109,8 +2110,16 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, pairs_per_family=2 * config.pairs_per_family), memo)
     looked_closer = best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size
+    # A grid taken on its crossings alone (fitting less than min_fit) is the weakest the
+    # search takes, and can be the other face's board seen through a grid of another
+    # pitch: the searches that look further get their turn, and a grid one of them takes
+    # on its fit wins.
+    taken_on_crossings = best is not None and best[0] < config.min_fit
     if looked_closer:
         best, scale = _closer_look(frame_bgr, best, scale, faces, config)
+    fallback = None
+    if taken_on_crossings:
+        fallback, best, scale = (best, scale, looked_closer), None, gray_scale
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
         # has them, else a narrower top-hat so that small stones do not pass for lines.
@@ -2141,6 +2150,8 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         # A faint grid, or a table's pattern that crowds out the board's lines: the grid
         # inside the board's outline.
         best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, clear_table="outline")
+    if fallback is not None and (best is None or best[0] < config.min_fit):
+        (best, scale, looked_closer), last_resort = fallback, False
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")
     score, face, Hm, na, nb = best

@@ -548,3 +548,18 @@ def test_a_7x8_grid_read_the_wrong_way_round_turns_when_its_swap_shows_more_line
     with pytest.raises(AssertionError):
         assert_on_corners(locate_board(bgr, config=replace(DEFAULT, across_gain=1.0)), "7x8", corners)
     assert_on_corners(locate_board(bgr), "7x8", corners)
+
+
+def test_a_grid_taken_on_its_crossings_yields_to_the_other_faces_board_a_later_search_finds():
+    # A Blender Cycles render (run seed 11, 4001100002-hand: a 9x9 board in a dim room on
+    # a tiled table, an arm over its lower files). The arm breaks the board's lines, so
+    # its own grid is not among the 9x9 candidates. A 7x8 grid of another pitch laid over
+    # the board's light lines fits 0.218 on the dark-line image (the dim gaps beside the
+    # light lines), below min_fit, but every crossing of it is darker than beside it, so
+    # it was taken on its crossings: the wrong face. Taken so, a grid no longer ends the
+    # search: the search with the table's lines cleared finds the board's own, fitting
+    # 0.51. (Were 0.218 a fit, the 7x8 grid would end the search as before.)
+    bgr = cv2.imread(os.path.join(os.path.dirname(__file__), "frames", "cycles-seed11-4001100002-hand.jpg"))
+    corners = np.array([[539.2, 120.3], [319.1, 556.6], [728.3, 785.3], [988.6, 378.3]])
+    assert locate_board(bgr, config=replace(DEFAULT, min_fit=0.21)).board == "7x8"
+    assert_on_corners(locate_board(bgr), "9x9", corners)
