@@ -2098,7 +2098,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
     h, w = frame_bgr.shape[:2]
     faces = SIZES if board == "auto" else (board,)
     gray, scale = _work_gray(frame_bgr, config.work_size)
-    gray_scale = scale
+    work_scale = scale
     memo: Dict = {}
     best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo)
     if best is None:
@@ -2119,7 +2119,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         best, scale = _closer_look(frame_bgr, best, scale, faces, config)
     fallback = None
     if taken_on_crossings:
-        fallback, best, scale = (best, scale, looked_closer), None, gray_scale
+        fallback, best, scale = (best, scale, looked_closer), None, work_scale
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
         # has them, else a narrower top-hat so that small stones do not pass for lines.
