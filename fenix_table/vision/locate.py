@@ -115,6 +115,13 @@ class LocateConfig:
                                      # margin may be judged against the outer cells beside the margin
                                      # (under a low spot the stones' long shadows hide up to half of
                                      # a line beyond the spot's edge)
+    ends_line: float = 0.75          # a grid whose every line shows along this share (and halfway),
+    ends_across: float = 0.75        # ... whose outer rows show this share of the lines across them,
+    ends_onward: float = 0.1         # ... and no more than this share of whose lines goes on into
+    ends_beyond: float = 0.1         # ... the margin, nor gains this share a cell beyond: its lines end
+                                     # at its outer lines, and its margin need not look like bare board
+                                     # (beyond a low spot's pool the margin is dark, a band of border
+                                     # lines may fill it)
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
@@ -1549,9 +1556,12 @@ def _passes(m: Dict[str, float], config: LocateConfig) -> bool:
     # low spot's edge the stones' long shadows cross the lines: half a line may be lost.
     ends = m["line"] >= config.beside_line and m["onward"] <= config.beside_onward
     ring, margin = (m["ring_beside"], m["margin_beside"]) if ends else (m["ring"], m["margin"])
-    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line and ring >= config.min_ring
-            and margin >= config.min_margin and m["beyond"] <= config.max_beyond
-            and m["across"] >= config.min_across and m["onward"] <= config.max_onward)
+    clean_ends = (min(m["line"], m["halfway"]) >= config.ends_line and m["across"] >= config.ends_across
+                  and m["onward"] <= config.ends_onward and m["beyond"] <= config.ends_beyond)
+    return (m["line"] >= config.min_line and m["halfway"] >= config.min_line
+            and (clean_ends or ring >= config.min_ring and margin >= config.min_margin)
+            and m["beyond"] <= config.max_beyond and m["across"] >= config.min_across
+            and m["onward"] <= config.max_onward)
 
 
 def on_a_board(lab: np.ndarray, lines_dil: np.ndarray, Hm: np.ndarray, na: int, nb: int,

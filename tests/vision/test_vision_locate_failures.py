@@ -366,8 +366,9 @@ def test_a_board_across_a_low_spots_edge_whose_stones_shadows_cross_its_lines_is
     for files, ranks in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         assert board_extent(shifted(cal, files, ranks), bgr)["on_board"] == 0.0, (files, ranks)
     assert_finds_the_board(bgr, truth)
+    # (Its lines also end cleanly at its outer lines, which spares it the margin too.)
     with pytest.raises(BoardNotFoundError):
-        locate_board(bgr, config=replace(DEFAULT, beside_line=0.9))
+        locate_board(bgr, config=replace(DEFAULT, beside_line=0.9, ends_line=1.01))
 
 
 def thick_border_frame(seed, border=0.28, half_width=0.035):
@@ -563,3 +564,18 @@ def test_a_grid_taken_on_its_crossings_yields_to_the_other_faces_board_a_later_s
     corners = np.array([[539.2, 120.3], [319.1, 556.6], [728.3, 785.3], [988.6, 378.3]])
     assert locate_board(bgr, config=replace(DEFAULT, min_fit=0.21)).board == "7x8"
     assert_on_corners(locate_board(bgr), "9x9", corners)
+
+
+def test_a_grid_whose_lines_all_show_and_end_at_its_outer_lines_needs_no_bare_margin():
+    # A Blender Cycles render (run seed 8, 4000800010-game: a 7x8 board with two border
+    # lines round its grid on a checked cloth, under one low spot). Beyond the spot's pool
+    # two sides of the margin are dark and the band of border lines fills the strip where
+    # the margin is judged: no margin point there looks like the board, lit or beside its
+    # cells. But every line of the grid shows along its length, the lines cross its outer
+    # rows, and none runs on past an outer line: a grid a cell off or a table's pattern
+    # would not show that.
+    bgr = cv2.imread(os.path.join(os.path.dirname(__file__), "frames", "cycles-seed8-4000800010-game.jpg"))
+    corners = np.array([[893.3, 756.3], [959.7, 257.8], [392.4, 189.7], [332.0, 679.4]])
+    with pytest.raises(BoardNotFoundError):
+        locate_board(bgr, config=replace(DEFAULT, ends_line=1.01))
+    assert_on_corners(locate_board(bgr), "7x8", corners)
