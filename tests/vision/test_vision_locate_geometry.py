@@ -125,3 +125,21 @@ def test_the_grid_inside_a_board_outline_is_among_its_candidates():
     assert {(na, nb) for _, na, nb in found} == {(7, 8), (8, 7)}
     assert len(found) <= 2 * 3 * 3
     assert min(np.abs(_grid_corners(Hm, 7, 8) - grid).max() for Hm, na, nb in found if (na, nb) == (7, 8)) < 3
+
+
+def test_a_line_snapped_to_a_border_line_does_not_pull_the_grid():
+    # Each fitted line through its ridge points; the last file line snapped to a printed
+    # border line a fifth of a cell further out. The grid through the crossings still
+    # lies on the other lines' crossings: the stray line's crossings are left out.
+    from fenix_table.vision.locate import _homography_from_lines, _line_through
+    Hm = _homography(3)
+    rng = np.random.default_rng(4)
+    t = np.linspace(0.1, 8.9, 12)
+    def fitted(i, fam, shift=0.0):
+        pts = np.stack([np.full_like(t, i + shift), t], -1) if fam == 0 else np.stack([t, np.full_like(t, i)], -1)
+        return _line_through(_project(Hm, pts) + rng.normal(0, 0.3, (len(t), 2)))
+    files = {i: fitted(i, 0, 0.2 if i == 9 else 0.0) for i in range(10)}
+    ranks = {j: fitted(j, 1) for j in range(10)}
+    found = _homography_from_lines(files, ranks)
+    good = np.stack(np.meshgrid(np.arange(9), np.arange(10), indexing="ij"), -1).reshape(-1, 2).astype(float)
+    assert np.abs(_project(found, good) - _project(Hm, good)).max() < 0.6
