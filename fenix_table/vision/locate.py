@@ -86,6 +86,8 @@ class LocateConfig:
     pairs_per_family: int = 6        # 1-D candidates kept per family and cell count
     ranked: int = 16                 # candidates scored in full after a coarse ranking of all
     min_fit: float = 0.22            # grid_fit from here on: a board
+    hold_fit: float = 0.3            # a grid fitting less does not end the search: the searches that
+                                     # look further get their turn, and one that fits better wins
     weak_fit: float = 0.12           # ... or from here on, if the crossings agree:
     crossing_agreement: float = 0.85 # share of line crossings showing the face's polarity,
     weak_line: float = 0.4           # ... and every line shows along this share at least
@@ -1001,19 +1003,10 @@ def _homography_from_lines(fa: Dict[int, np.ndarray], fb: Dict[int, np.ndarray])
     src = np.stack(np.meshgrid(list(fa), list(fb), indexing="ij"), -1)[crossing]
     if len(src) < 8:
         return None
-    # Least squares, then again without the crossings of a line that snapped elsewhere
-    # (a border line, a stone's rim): as robust here as least median of squares, and a
-    # tenth of its cost.
-    src, dst = src.astype(np.float32), dst.astype(np.float32)
-    keep = np.ones(len(src), bool)
-    for _ in range(2):
-        new, _ = cv2.findHomography(src[keep], dst[keep], 0)
-        if new is None:
-            return None
-        err = np.linalg.norm(_project(new, src) - dst, axis=1)
-        keep = err <= max(3.0 * float(np.median(err)), 0.5)
-        if keep.sum() < 8:
-            break
+    # RANSAC, a pixel's tolerance: the crossings of a line that snapped elsewhere (a
+    # border line, a stone's rim) are left out, at a fifth of least median of squares'
+    # cost; least squares on the rest follows faint lines under a low spot better.
+    new, _ = cv2.findHomography(src.astype(np.float32), dst.astype(np.float32), cv2.RANSAC, 1.0)
     return new
 
 
@@ -2132,15 +2125,14 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         best = _search(frame_bgr, gray, scale, faces, config.kernel,
                        replace(config, pairs_per_family=2 * config.pairs_per_family), memo)
     looked_closer = best is not None and best[0] < config.closer_look and max(h, w) > 1.3 * config.work_size
-    # A grid taken on its crossings alone (fitting less than min_fit) is the weakest the
-    # search takes, and can be the other face's board seen through a grid of another
-    # pitch: the searches that look further get their turn, and a grid one of them takes
-    # on its fit wins.
-    taken_on_crossings = best is not None and best[0] < config.min_fit
+    # A weak grid (taken on its crossings alone, or fitting little more than min_fit) can
+    # be the other face's board seen through a grid of another pitch: the searches that
+    # look further get their turn, and a grid one of them takes on a better fit wins.
+    weak = best is not None and best[0] < config.hold_fit
     if looked_closer:
         best, scale = _closer_look(frame_bgr, best, scale, faces, config)
     fallback = None
-    if taken_on_crossings:
+    if weak:
         fallback, best, scale = (best, scale, looked_closer), None, work_scale
     if best is None:
         # Second look for a board that is small in the frame: more pixels if the frame
@@ -2172,7 +2164,7 @@ def locate_board(frame_bgr: np.ndarray, board: str = "auto", config: LocateConfi
         # A faint grid, or a table's pattern that crowds out the board's lines: the grid
         # inside the board's outline.
         best = _search(frame_bgr, gray, scale, faces, config.kernel, config, memo, clear_table="outline")
-    if fallback is not None and (best is None or best[0] < config.min_fit):
+    if fallback is not None and (best is None or best[0] < max(config.min_fit, fallback[0][0])):
         (best, scale, looked_closer), last_resort = fallback, False
     if best is None:
         raise BoardNotFoundError("no board grid found in the frame (is the whole board in view?)")

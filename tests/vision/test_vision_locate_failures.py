@@ -527,13 +527,13 @@ def test_a_printed_border_line_beside_faint_lines_is_not_taken_for_the_outer_lin
     # A Blender Cycles render (run seed 8, room 4000800013, a later position: a 7x8 board
     # under a low spot on a tiled table; the one wrong grid of the Cycles sets). The
     # board's faint lines lose to the printed border line a third of a cell outside
-    # them: at the work size the grid stretched out to it fits 0.41, the board's own
-    # 0.36, and its far corner is a quarter cell out. At twice the size the board's own
-    # grid fits far better; so the closer look starts below 0.42.
+    # them: at the work size the grid stretched out to it fits best, and its far corner
+    # is a fifth of a cell out. At twice the size the board's own grid fits far better;
+    # so a grid fitting less than 0.42 is looked at closer.
     bgr = cv2.imread(os.path.join(os.path.dirname(__file__), "frames", "cycles-seed8-4000800013-later.jpg"))
     corners = np.array([[355.5, 265.1], [380.9, 762.6], [952.3, 727.3], [917.9, 232.6]])
     with pytest.raises(AssertionError):
-        assert_on_corners(locate_board(bgr, config=replace(DEFAULT, closer_look=0.40)), "7x8", corners, 1 / 8)
+        assert_on_corners(locate_board(bgr, config=replace(DEFAULT, closer_look=0.0)), "7x8", corners, 1 / 8)
     assert_on_corners(locate_board(bgr), "7x8", corners, 1 / 8)
 
 
@@ -543,26 +543,28 @@ def test_a_7x8_grid_read_the_wrong_way_round_turns_when_its_swap_shows_more_line
     # margin beside the last). The grid read the wrong way round takes the title's column
     # for a file and leaves out the shadowed one: it fits 0.44, the board's own 0.35, and
     # its weakest line shows nearly as much (0.57 against 0.75). But in its outer column,
-    # in the margin, a quarter of the lines across it show, in the board's half.
+    # in the margin, a quarter of the lines across it show, in the board's half. (Since
+    # the grid through the lines' crossings is fitted by RANSAC, the search's first grid
+    # here is the board's own, and the swap is not needed on this frame: it stays, as the
+    # frame the rule was made on, for the board's own grid.)
     bgr = cv2.imread(os.path.join(os.path.dirname(__file__), "frames", "cycles-seed10-4001000004-start.jpg"))
     corners = np.array([[815.5, 717.8], [882.1, 338.5], [447.9, 261.6], [381.1, 642.3]])
-    with pytest.raises(AssertionError):
-        assert_on_corners(locate_board(bgr, config=replace(DEFAULT, across_gain=1.0)), "7x8", corners)
     assert_on_corners(locate_board(bgr), "7x8", corners)
 
 
-def test_a_grid_taken_on_its_crossings_yields_to_the_other_faces_board_a_later_search_finds():
+def test_a_weak_grid_yields_to_the_other_faces_board_a_later_search_finds():
     # A Blender Cycles render (run seed 11, 4001100002-hand: a 9x9 board in a dim room on
     # a tiled table, an arm over its lower files). The arm breaks the board's lines, so
     # its own grid is not among the 9x9 candidates. A 7x8 grid of another pitch laid over
     # the board's light lines fits 0.218 on the dark-line image (the dim gaps beside the
     # light lines), below min_fit, but every crossing of it is darker than beside it, so
-    # it was taken on its crossings: the wrong face. Taken so, a grid no longer ends the
-    # search: the search with the table's lines cleared finds the board's own, fitting
-    # 0.51. (Were 0.218 a fit, the 7x8 grid would end the search as before.)
+    # it was taken on its crossings: the wrong face. A grid fitting less than hold_fit
+    # no longer ends the search: the search with the table's lines cleared finds the
+    # board's own, fitting 0.51. (The same frame rendered again on another machine, a few
+    # pixel values apart, fits the phantom 0.222: weak, though taken on its fit.)
     bgr = cv2.imread(os.path.join(os.path.dirname(__file__), "frames", "cycles-seed11-4001100002-hand.jpg"))
     corners = np.array([[539.2, 120.3], [319.1, 556.6], [728.3, 785.3], [988.6, 378.3]])
-    assert locate_board(bgr, config=replace(DEFAULT, min_fit=0.21)).board == "7x8"
+    assert locate_board(bgr, config=replace(DEFAULT, min_fit=0.21, hold_fit=0.21)).board == "7x8"
     assert_on_corners(locate_board(bgr), "9x9", corners)
 
 
