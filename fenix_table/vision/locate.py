@@ -125,6 +125,9 @@ class LocateConfig:
                                      # (beyond a low spot's pool the margin is dark, a band of border
                                      # lines may fill it)
     clearly_better: float = 0.05     # grid_fit gained by a cell's move that makes a grid on a board move
+    ends_gain: float = 0.5           # of two grids of a face fitting within near_tie, the one whose outer
+                                     # rows show this share more of the lines across them, less the share
+                                     # of its lines going on past its outer lines, is taken
     near_tie: float = 0.1            # a grid moved a cell that fits within this of the grid's grid_fit ...
     margin_gain: float = 0.3         # ... and shows this much more board-like margin on its own side: moves
     swap_line: float = 0.2           # a 7x8 grid turns its axes round when its weakest line gains this share
@@ -1840,7 +1843,7 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
     order = list(faces)
     if len(order) == 2 and shown(order[0]) < config.clear_face and shown(order[1]) > shown(order[0]):
         order.reverse()
-    best = None
+    best, best_ends = None, 0.0
     for face in order:
         smooth, dil, scored, _ = ranking(face)
         # The face must show its own line polarity at the crossings; refine the best two
@@ -1934,8 +1937,15 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 m = measures(dil, Hr, na, nb)
                 right = m["line"] >= config.weak_line and m["onward"] <= config.weak_onward
             if right and (sr >= config.min_fit or agreement >= config.crossing_agreement):
-                if best is None or sr > best[0]:
-                    best = (sr, face, Hr, na, nb)
+                # Of two grids of one face fitting about as well, the one whose lines end
+                # at its outer lines (cross its outer rows, go on no further) is the board's;
+                # the other runs a cell off, into the margin.
+                m = measures(dil, Hr, na, nb)
+                ends = m["across"] - m["onward"]
+                tie = best is not None and best[1] == face and abs(sr - best[0]) <= config.near_tie
+                if (best is None or (ends >= best_ends + config.ends_gain if tie else sr > best[0])
+                        or tie and sr > best[0] and ends > best_ends - config.ends_gain):
+                    best, best_ends = (sr, face, Hr, na, nb), ends
             if refined >= 2:
                 break
         if best is not None and best[0] >= config.sure_fit:
