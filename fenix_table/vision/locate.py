@@ -1007,8 +1007,10 @@ def _homography_from_lines(fa: Dict[int, np.ndarray], fb: Dict[int, np.ndarray])
     if len(src) < 8:
         return None
     # RANSAC, a pixel's tolerance: the crossings of a line that snapped elsewhere (a
-    # border line, a stone's rim) are left out, at a fifth of least median of squares'
-    # cost; least squares on the rest follows faint lines under a low spot better.
+    # border line, a stone's rim) are left out, and least squares on the rest follows
+    # faint lines under a low spot better than least median of squares. (Cheaper on a
+    # board's crossings; on scattered ones it samples long, 15-25 ms a fit, and capping
+    # that lost frames.)
     new, _ = cv2.findHomography(src.astype(np.float32), dst.astype(np.float32), cv2.RANSAC, 1.0)
     return new
 
@@ -1942,9 +1944,12 @@ def _search(frame_bgr: np.ndarray, gray: np.ndarray, scale: float, faces: Sequen
                 # the other runs a cell off, into the margin.
                 m = measures(dil, Hr, na, nb)
                 ends = m["across"] - m["onward"]
-                tie = best is not None and best[1] == face and abs(sr - best[0]) <= config.near_tie
-                if (best is None or (ends >= best_ends + config.ends_gain if tie else sr > best[0])
-                        or tie and sr > best[0] and ends > best_ends - config.ends_gain):
+                if best is not None and best[1] == face and abs(sr - best[0]) <= config.near_tie:
+                    take = (ends >= best_ends + config.ends_gain
+                            or sr > best[0] and ends > best_ends - config.ends_gain)
+                else:
+                    take = best is None or sr > best[0]
+                if take:
                     best, best_ends = (sr, face, Hr, na, nb), ends
             if refined >= 2:
                 break

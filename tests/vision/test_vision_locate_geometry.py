@@ -2,8 +2,9 @@
 import cv2
 import numpy as np
 
-from fenix_table.vision.locate import (DEFAULT, _combs, _crookedness, _crossings, _grid_corners, _lens_k1,
-                                       _outline_grids, _project, _sample, _score, _scores)
+from fenix_table.vision.locate import (DEFAULT, _combs, _crookedness, _crossings, _grid_corners,
+                                       _homography_from_lines, _lens_k1, _line_through, _outline_grids, _project,
+                                       _sample, _score, _scores)
 from fenix_table.vision.types import distort_points
 
 SIZE = (1280, 960)
@@ -131,7 +132,6 @@ def test_a_line_snapped_to_a_border_line_does_not_pull_the_grid():
     # Each fitted line through its ridge points; the last file line snapped to a printed
     # border line a fifth of a cell further out. The grid through the crossings still
     # lies on the other lines' crossings: the stray line's crossings are left out.
-    from fenix_table.vision.locate import _homography_from_lines, _line_through
     Hm = _homography(3)
     rng = np.random.default_rng(4)
     t = np.linspace(0.1, 8.9, 12)
