@@ -34,7 +34,9 @@ from .colour import frame_labels, sample_median, softmax
 
 CLASSES = ("empty", "red", "black")
 CELL = 16                 # patch pixels per cell
-MARGIN = 4                # context around the cell, pixels on each side
+# Context around the cell, pixels on each side: half a cell, so that the stone beside a
+# cell is seen with the shadow it casts into it, and a dark stone against its neighbours.
+MARGIN = 8
 PATCH = CELL + 2 * MARGIN
 MODEL_DIR = os.path.dirname(os.path.abspath(__file__))
 MODEL_PATH = os.path.join(MODEL_DIR, "cell_cnn.onnx")

@@ -8,7 +8,7 @@ import pytest
 
 from fenix_table.board import cell_names
 from fenix_table.rules import Position
-from fenix_table.vision.classifier import CLASSES
+from fenix_table.vision.classifier import CLASSES, PATCH
 from fenix_table.vision.types import Calibration
 from fenix_tools.cnn import boards
 from fenix_tools.cnn.data import fitted_corners, frame_cells
@@ -87,7 +87,7 @@ def test_the_training_script_gets_each_board_cut_through_grids_a_little_off(rend
     # kept apart across files.
     assert [room for _, _, room in frames] == [0, 0, 1, 1, 1_000_002, 1_000_002]
     (a, la, ra), (b, lb, rb) = frames[0], frames[1]
-    assert ra == rb and np.array_equal(la, lb) and a.shape == b.shape == (81, 24, 24, 3)
+    assert ra == rb and np.array_equal(la, lb) and a.shape == b.shape == (81, PATCH, PATCH, 3)
     img = next(boards.boards(paths[0]))[1]
     exact = boards.patches(img, 9, 9)
     # The cuts move the grid by under a pixel: not the exact cut, nearer it than a cut

@@ -21,11 +21,14 @@ through :func:`fenix_table.vision.classifier.net_input`, the reader's own prepro
 in training the batches are also turned and mirrored at random (the board's cells have
 no preferred side: the lamp and the camera may stand anywhere).
 
-The shipped model's lineage: generator-only weights, then rounds of fine-tuning on pbr
-train rooms (run seeds 1, 3, 4, 5, 6, 8 and 12) whose patch files are gone; its files
-are the start of every later round (``--init fenix_table/vision/cell_cnn.onnx``, which
-reads an export's weights back, :func:`exported_state`), and ``cell_cnn.json``'s note
-gives the last round's command. Which augmentation generalises to a renderer never
+The shipped model is trained from scratch on what a checkout holds, so any session can make
+it again: generator seed 101's patches (:mod:`.data`, seed 201 held out) and the boards in
+``tools/reader-data`` that ``cell_cnn.json``'s note names (its command, run with
+``--threads 1``). Its patches carry half a cell of context (``classifier.MARGIN``): trained
+from scratch by the same recipe, half a cell read the tuning sets better than the quarter
+cell of earlier models (benchmarks/results/reader/README.md, stop 46). Later rounds may
+fine-tune an export (``--init fenix_table/vision/cell_cnn.onnx``, which reads its weights
+back, :func:`exported_state`). Which augmentation generalises to a renderer never
 trained on was chosen by leaving one renderer out: trained on generated rooms only
 (``--boards '' --sim-share 1 --pbr-copies 0``) and read on the pbr tune split, or on
 rendered boards only (``--sim-share 0``) and read on generated rooms.
@@ -180,7 +183,7 @@ def relight(rng: np.random.Generator, patches: np.ndarray, labels: np.ndarray, c
     x = x + rng.normal(0, rng.uniform(0, 10 if dim else 5) / 255, x.shape).astype(np.float32)
     out = np.clip(x * 255 + 0.5, 0, 255).astype(np.uint8)
     if rng.random() < 0.35:
-        # JPEG over the frame's patches stacked (24 px: whole 8x8 blocks per patch).
+        # JPEG over the frame's patches stacked (PATCH a multiple of 8: whole 8x8 blocks per patch).
         ok, buf = cv2.imencode(".jpg", out.reshape(n * PATCH, PATCH, 3), [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 92))])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR).reshape(out.shape)
     return out
@@ -240,11 +243,10 @@ def make_net(arch: str = "plain"):
 
     class CellNet(nn.Module):
         """Three 3x3 conv layers (16, 32, 32 channels; the first two with stride two, the
-        last pooled: 24 -> 3 px), a 32-wide feature layer, and the last layer a room
-        refits. "plain": about 0.57 M multiply-adds per cell (strided convolutions rather
-        than pooled ones halve the time of the 81 cells of a 9x9 frame under cv2.dnn,
-        10 -> 5.6 ms on one core here). "separable": the third layer depthwise then
-        pointwise (0.29 M), 2.9 -> 1.6 ms for those 81 cells."""
+        last pooled: PATCH 32 -> 4 px), a 32-wide feature layer, and the last layer a room
+        refits. "plain": about 1.0 M multiply-adds per cell (strided convolutions rather
+        than pooled ones halve the time under cv2.dnn). "separable": the third layer
+        depthwise then pointwise (0.5 M)."""
 
         def __init__(self):
             super().__init__()
