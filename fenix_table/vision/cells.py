@@ -35,7 +35,9 @@ class ReaderConfig:
     """Every threshold of the cell reader in one place."""
 
     pixels_per_cell: int = 32
-    pad_cells: float = 0.5              # margin rectified around the grid (hand detection)
+    # Margin rectified around the grid: the hand check's, and the context of the CNN's
+    # edge cells (classifier.MARGIN, half a cell).
+    pad_cells: float = 0.5
     self_changed: float = 0.25          # share of cells the frame's own means may change
     classifier: str = "both"            # "cnn", "perceptron" (the features' net) or "both"
     # "both" pools the two, the CNN's probabilities weighing this much (0..1, the rest the
